@@ -1,0 +1,92 @@
+package io.paysync;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Properties;
+
+import io.paysync.payment.CallbackSigner;
+import org.apache.camel.main.Main;
+
+/**
+ * Starts the Paysync runtime on camel-main.
+ *
+ * <p>
+ * {@code java -jar paysync.jar} runs the service; {@code java -jar paysync.jar sign '<json>'} prints the Standard
+ * Webhooks headers for a callback body (a helper for trying the callback by hand).
+ */
+public final class Paysync {
+
+    /** Profile used when none is configured: the self-contained developer setup. */
+    public static final String DEFAULT_PROFILE = "dev";
+
+    private Paysync() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && "sign".equals(args[0])) {
+            System.exit(CallbackSigner.run(args));
+        }
+        int status = create().run(args);
+        System.exit(status);
+    }
+
+    /** A configured, not yet started runtime; tests start it with {@link Main#start()}. */
+    public static Main create() {
+        Main main = new Main(Paysync.class);
+        String profile = activeProfile();
+        main.configure().setProfile(profile);
+        main.addInitialProperty("camel.main.profile", profile);
+        // First location wins. Files next to the jar beat the defaults built into it, and a profile file beats
+        // the general one, so an operator's ./application.properties can override anything the dev profile sets.
+        main.setPropertyPlaceholderLocations(String.join(",",
+                "file:application-" + profile + ".properties;optional=true",
+                "file:application.properties;optional=true",
+                "classpath:application-" + profile + ".properties;optional=true",
+                "classpath:application.properties;optional=true"));
+        return main;
+    }
+
+    /**
+     * The profile: {@code -Dcamel.main.profile}, then {@code CAMEL_MAIN_PROFILE}, then {@code camel.main.profile} in
+     * ./application.properties, else {@code dev}.
+     */
+    static String activeProfile() {
+        String profile = System.getProperty("camel.main.profile");
+        if (isBlank(profile)) {
+            profile = System.getenv("CAMEL_MAIN_PROFILE");
+        }
+        if (isBlank(profile)) {
+            profile = fileProperty(Path.of("application.properties"), "camel.main.profile");
+        }
+        return isBlank(profile) ? DEFAULT_PROFILE : profile.trim();
+    }
+
+    private static String fileProperty(Path file, String key) {
+        if (!Files.isRegularFile(file)) {
+            try (InputStream in = Paysync.class.getResourceAsStream("/application.properties")) {
+                return in == null ? null : load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8)).getProperty(key);
+            } catch (IOException e) {
+                return null;
+            }
+        }
+        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            return load(in).getProperty(key);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static Properties load(Reader reader) throws IOException {
+        Properties properties = new Properties();
+        properties.load(reader);
+        return properties;
+    }
+
+    private static boolean isBlank(String s) {
+        return s == null || s.isBlank();
+    }
+}

@@ -1,0 +1,70 @@
+package io.paysync;
+
+import java.time.Clock;
+
+import io.paysync.admin.AdminApi;
+import io.paysync.admin.AdminAuthenticator;
+import io.paysync.config.Settings;
+import io.paysync.db.Database;
+import io.paysync.http.HttpResponder;
+import io.paysync.observe.DatabaseHealthCheck;
+import io.paysync.order.OrderApi;
+import io.paysync.order.OrderRepository;
+import io.paysync.payment.CallbackSignatureVerifier;
+import io.paysync.payment.PaymentCallbackHandler;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Configuration;
+import org.apache.camel.health.HealthCheckRegistry;
+import org.apache.camel.spi.Registry;
+import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Binds the beans the YAML routes call. Done in {@link #configure} rather than with {@code @BindToRegistry} methods
+ * because the pool and the migration must happen exactly once, in order, and a refused start must name every missing
+ * setting before anything is opened.
+ */
+@Configuration
+public class PaysyncConfiguration implements CamelConfiguration {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PaysyncConfiguration.class);
+
+    @Override
+    public void configure(CamelContext context) throws Exception {
+        String profile = context.getPropertiesComponent().resolveProperty("camel.main.profile").orElse("dev");
+        Settings settings = new Settings(context, profile);
+        settings.checkRequired();
+        Clock clock = Clock.systemUTC();
+
+        CallbackSignatureVerifier verifier = new CallbackSignatureVerifier(
+                settings.require(Settings.WEBHOOK_SECRET),
+                settings.getInt(Settings.TOLERANCE_SECONDS, 300, 0, 86_400), clock);
+        String adminToken = settings.require(Settings.ADMIN_TOKEN);
+
+        Database database = Database.open(settings);
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                database.close();
+            }
+        });
+        OrderRepository orders = new OrderRepository(database, clock);
+
+        Registry registry = context.getRegistry();
+        registry.bind("dataSource", database.dataSource());
+        registry.bind("orderRepository", orders);
+        registry.bind("orderApi", new OrderApi(orders));
+        registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders));
+        registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
+        registry.bind("adminApi", new AdminApi(orders));
+        registry.bind("httpResponder", new HttpResponder());
+
+        HealthCheckRegistry health = HealthCheckRegistry.get(context);
+        if (health != null) {
+            health.register(new DatabaseHealthCheck(database.dataSource()));
+        }
+        LOG.info("Paysync configured: profile {}, database {}", profile, database.dialect().folder());
+    }
+}

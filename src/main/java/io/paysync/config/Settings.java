@@ -1,0 +1,98 @@
+package io.paysync.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import org.apache.camel.CamelContext;
+import org.apache.camel.spi.PropertiesComponent;
+
+/**
+ * The {@code paysync.*} settings, read once at start from Camel's properties (file, {@code -D}, environment; the
+ * environment wins). Every problem is collected so that a refused start names all of them at once.
+ */
+public final class Settings {
+
+    public static final String DB_URL = "paysync.db.url";
+    public static final String DB_USERNAME = "paysync.db.username";
+    public static final String DB_PASSWORD = "paysync.db.password";
+    public static final String DB_POOL_SIZE = "paysync.db.pool-size";
+    public static final String WEBHOOK_SECRET = "paysync.gateway.webhook-secret";
+    public static final String TOLERANCE_SECONDS = "paysync.gateway.tolerance-seconds";
+    public static final String ADMIN_TOKEN = "paysync.admin.token";
+    public static final String THIRD_PARTY_URL = "paysync.third-party.url";
+
+    /** Settings that have no default outside the dev profile. */
+    static final List<String> REQUIRED = List.of(DB_URL, DB_USERNAME, DB_PASSWORD, WEBHOOK_SECRET, ADMIN_TOKEN,
+            THIRD_PARTY_URL);
+
+    private final PropertiesComponent properties;
+    private final String profile;
+
+    public Settings(CamelContext context, String profile) {
+        this.properties = context.getPropertiesComponent();
+        this.profile = profile == null ? "dev" : profile;
+    }
+
+    public String profile() {
+        return profile;
+    }
+
+    public boolean isDev() {
+        return "dev".equals(profile);
+    }
+
+    public Optional<String> get(String key) {
+        return properties.resolveProperty(key).map(String::trim).filter(v -> !v.isEmpty());
+    }
+
+    public String require(String key) {
+        return get(key).orElseThrow(() -> new InvalidSettingsException(List.of(missing(key))));
+    }
+
+    public String getOrDefault(String key, String defaultValue) {
+        return get(key).orElse(defaultValue);
+    }
+
+    public int getInt(String key, int defaultValue, int min, int max) {
+        String raw = get(key).orElse(null);
+        if (raw == null) {
+            return defaultValue;
+        }
+        try {
+            int value = Integer.parseInt(raw);
+            if (value < min || value > max) {
+                throw new InvalidSettingsException(
+                        List.of(key + " must be between " + min + " and " + max + " (is " + value + ")"));
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw new InvalidSettingsException(List.of(key + " must be a whole number (is '" + raw + "')"));
+        }
+    }
+
+    /**
+     * Fails with one message naming every required setting that is missing. In {@code dev} the profile file provides
+     * them all, so this only bites where secrets have no defaults.
+     */
+    public void checkRequired() {
+        List<String> problems = new ArrayList<>();
+        for (String key : REQUIRED) {
+            if (get(key).isEmpty()) {
+                problems.add(missing(key));
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSettingsException(problems);
+        }
+    }
+
+    static String missing(String key) {
+        return key + " is not set (property " + key + ", or environment variable " + envName(key) + ")";
+    }
+
+    /** The environment variable Camel reads for a property: upper case, '.' and '-' turned into '_'. */
+    public static String envName(String key) {
+        return key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+}

@@ -1,0 +1,90 @@
+package io.paysync.db;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.paysync.config.Settings;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.output.MigrateResult;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/** The connection pool, the dialect and the migrated schema: everything the repositories share. */
+public final class Database implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Database.class);
+
+    private final HikariDataSource dataSource;
+    private final Dialect dialect;
+    private final NamedParameterJdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+
+    private Database(HikariDataSource dataSource, Dialect dialect) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+    }
+
+    /** Opens the pool and migrates the schema; a database that cannot be reached stops the start here. */
+    public static Database open(Settings settings) {
+        String url = settings.require(Settings.DB_URL);
+        Dialect dialect = Dialect.fromUrl(url);
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("paysync");
+        config.setJdbcUrl(url);
+        settings.get(Settings.DB_USERNAME).ifPresent(config::setUsername);
+        settings.get(Settings.DB_PASSWORD).ifPresent(config::setPassword);
+        config.setMaximumPoolSize(settings.getInt(Settings.DB_POOL_SIZE, 10, 1, 500));
+        config.setAutoCommit(true);
+        // READ COMMITTED everywhere: every transition is one guarded statement whose row count decides.
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        HikariDataSource ds = new HikariDataSource(config);
+        try {
+            migrate(ds, dialect);
+        } catch (RuntimeException e) {
+            ds.close();
+            throw e;
+        }
+        return new Database(ds, dialect);
+    }
+
+    static void migrate(DataSource ds, Dialect dialect) {
+        MigrateResult result = Flyway.configure()
+                .dataSource(ds)
+                .locations(dialect.migrationLocation())
+                .load()
+                .migrate();
+        LOG.info("Database schema ({}) at version {} ({} migrations applied now)", dialect.folder(),
+                result.targetSchemaVersion, result.migrationsExecuted);
+    }
+
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    public NamedParameterJdbcTemplate jdbc() {
+        return jdbc;
+    }
+
+    public TransactionTemplate transactions() {
+        return transactions;
+    }
+
+    public String sql(String name) {
+        return dialect.sql(name);
+    }
+
+    @Override
+    public void close() {
+        dataSource.close();
+    }
+}

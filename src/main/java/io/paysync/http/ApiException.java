@@ -1,0 +1,33 @@
+package io.paysync.http;
+
+/**
+ * A refused request: the HTTP status and the stable error code of CONTRACT §3. The message is for humans and never
+ * carries a secret, a signature or the raw body.
+ */
+public class ApiException extends RuntimeException {
+
+    private final int status;
+    private final String code;
+
+    public ApiException(int status, String code, String message) {
+        super(message, null, false, false);
+        this.status = status;
+        this.code = code;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String code() {
+        return code;
+    }
+
+    public static ApiException malformed(String message) {
+        return new ApiException(400, "malformed-request", message);
+    }
+
+    public static ApiException unknownOrder(String orderNumber) {
+        return new ApiException(404, "unknown-order", "No order " + orderNumber);
+    }
+}

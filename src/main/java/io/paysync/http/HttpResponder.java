@@ -1,0 +1,58 @@
+package io.paysync.http;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.apache.camel.Processor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes the HTTP answer of every API route: an {@link ApiReply} body, or the {@link ApiException} (or unexpected
+ * failure) the route's error handler caught. Request headers are dropped so nothing the caller sent, signatures and
+ * tokens included, is echoed back.
+ */
+public class HttpResponder implements Processor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HttpResponder.class);
+
+    @Override
+    public void process(Exchange exchange) {
+        Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        if (failure == null) {
+            failure = exchange.getException();
+        }
+        int status;
+        Object body;
+        if (failure instanceof ApiException api) {
+            status = api.status();
+            body = error(api.code(), api.getMessage());
+        } else if (failure != null) {
+            // Class and route only: exception messages may quote SQL parameters or request content.
+            LOG.error("Unexpected failure in route {}: {}", exchange.getFromRouteId(), failure.getClass().getName(),
+                    failure);
+            status = 500;
+            body = error("internal-error", "The request could not be processed; it is safe to retry");
+        } else {
+            ApiReply reply = exchange.getMessage().getBody(ApiReply.class);
+            status = reply.status();
+            body = reply.body();
+        }
+        exchange.setException(null);
+        Message out = exchange.getMessage();
+        out.removeHeaders("*");
+        out.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
+        out.setHeader(Exchange.CONTENT_TYPE, "application/json; charset=utf-8");
+        out.setHeader("Cache-Control", "no-store");
+        out.setBody(Json.write(body));
+    }
+
+    public static Map<String, String> error(String code, String message) {
+        Map<String, String> map = new LinkedHashMap<>();
+        map.put("error", code);
+        map.put("message", message);
+        return map;
+    }
+}

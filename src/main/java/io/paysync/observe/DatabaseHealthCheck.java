@@ -1,0 +1,33 @@
+package io.paysync.observe;
+
+import java.sql.Connection;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import org.apache.camel.health.HealthCheckResultBuilder;
+import org.apache.camel.impl.health.AbstractHealthCheck;
+
+/** Readiness and liveness include the database: without it no callback can be applied. */
+public class DatabaseHealthCheck extends AbstractHealthCheck {
+
+    private final DataSource dataSource;
+
+    public DatabaseHealthCheck(DataSource dataSource) {
+        super("paysync", "database");
+        this.dataSource = dataSource;
+    }
+
+    @Override
+    protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
+        try (Connection c = dataSource.getConnection()) {
+            if (c.isValid(2)) {
+                builder.up();
+            } else {
+                builder.message("Database connection is not valid").down();
+            }
+        } catch (Exception e) {
+            builder.message("Database unreachable: " + e.getClass().getSimpleName()).down();
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.paysync.order;
+
+import java.math.BigDecimal;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.paysync.http.ApiException;
+import io.paysync.http.ApiReply;
+import io.paysync.http.Json;
+import io.paysync.http.RequestChecks;
+import org.apache.camel.Exchange;
+import org.springframework.dao.DuplicateKeyException;
+
+/** The shop side of the API: create and read orders (CONTRACT §3). */
+public class OrderApi {
+
+    /** Order numbers travel in URLs and to the third party: a conservative alphabet. */
+    static final Pattern ORDER_NUMBER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
+
+    private final OrderRepository orders;
+
+    public OrderApi(OrderRepository orders) {
+        this.orders = orders;
+    }
+
+    /** {@code POST /api/orders}. */
+    public ApiReply create(Exchange exchange) {
+        RequestChecks.requireJson(exchange);
+        ObjectNode body = Json.readObject(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES));
+        String orderNumber = orderNumber(body.get("orderNumber"), "orderNumber");
+        String currency = Money.currency(body.get("currency"), "currency");
+        BigDecimal amount = Money.amount(body.get("amount"), "amount", currency);
+        try {
+            orders.insert(orderNumber, amount, currency);
+        } catch (DuplicateKeyException e) {
+            throw new ApiException(409, "duplicate-order", "Order " + orderNumber + " already exists");
+        }
+        return new ApiReply(201, orders.find(orderNumber).orElseThrow().view());
+    }
+
+    /** {@code GET /api/orders/{orderNumber}}. */
+    public ApiReply get(Exchange exchange) {
+        String orderNumber = exchange.getMessage().getHeader("orderNumber", String.class);
+        if (orderNumber == null || !ORDER_NUMBER.matcher(orderNumber).matches()) {
+            throw ApiException.unknownOrder(String.valueOf(orderNumber));
+        }
+        return ApiReply.ok(orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber))
+                .view());
+    }
+
+    /** A required order number field: 1-64 characters of letters, digits and {@code . _ : -}. */
+    public static String orderNumber(JsonNode node, String field) {
+        String value = text(node, field, 64);
+        if (!ORDER_NUMBER.matcher(value).matches()) {
+            throw ApiException.malformed("Field '" + field
+                    + "' must be 1-64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
+        }
+        return value;
+    }
+
+    /** A required, non-blank JSON string of at most {@code max} characters. */
+    public static String text(JsonNode node, String field, int max) {
+        if (node == null || node.isNull() || node.isMissingNode()) {
+            throw ApiException.malformed("Field '" + field + "' is required");
+        }
+        if (!node.isTextual()) {
+            throw ApiException.malformed("Field '" + field + "' must be a string");
+        }
+        String value = node.textValue();
+        if (value.isBlank() || value.length() > max) {
+            throw ApiException.malformed("Field '" + field + "' must be 1 to " + max + " characters");
+        }
+        return value;
+    }
+}

@@ -1,0 +1,191 @@
+package io.paysync.order;
+
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+import io.paysync.db.Database;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * Orders, their transition history and anomalies. Each state change is one guarded statement from
+ * {@code sql/<dialect>/}; the row count it returns is handed back so the caller decides what zero rows means.
+ */
+public class OrderRepository {
+
+    private static final RowMapper<Order> ORDER = OrderRepository::mapOrder;
+
+    private final Database db;
+    private final NamedParameterJdbcTemplate jdbc;
+    private final TransactionTemplate tx;
+    private final Clock clock;
+
+    public OrderRepository(Database db, Clock clock) {
+        this.db = db;
+        this.jdbc = db.jdbc();
+        this.tx = db.transactions();
+        this.clock = clock;
+    }
+
+    public Instant now() {
+        return clock.instant();
+    }
+
+    /** Inserts a Pending order; a duplicate number surfaces as Spring's {@code DuplicateKeyException}. */
+    public void insert(String orderNumber, BigDecimal amount, String currency) {
+        jdbc.update(db.sql("insert-order"), new MapSqlParameterSource()
+                .addValue("orderNumber", orderNumber)
+                .addValue("amount", amount)
+                .addValue("currency", currency)
+                .addValue("now", utc(now())));
+    }
+
+    public Optional<Order> find(String orderNumber) {
+        return jdbc.query(db.sql("find-order"), Map.of("orderNumber", orderNumber), ORDER).stream().findFirst();
+    }
+
+    public Optional<String> orderBoundTo(String transactionId) {
+        return jdbc.queryForList(db.sql("find-order-by-transaction"), Map.of("transactionId", transactionId),
+                String.class).stream().findFirst();
+    }
+
+    /**
+     * Pending -> Paid and its history row, in one transaction. Returns the number of orders moved (0 or 1). A
+     * transaction id bound to another order raises {@code DuplicateKeyException} from the unique index.
+     */
+    public int markPaid(String orderNumber, String transactionId, String cause) {
+        Instant now = now();
+        return inTransaction(() -> {
+            int rows = jdbc.update(db.sql("mark-order-paid"), new MapSqlParameterSource()
+                    .addValue("orderNumber", orderNumber)
+                    .addValue("transactionId", transactionId)
+                    .addValue("now", utc(now)));
+            if (rows == 1) {
+                recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Paid.name(),
+                        cause, "transaction " + transactionId, now);
+            }
+            return rows;
+        });
+    }
+
+    /** Pending -> Failed and its history row, in one transaction. Returns the number of orders moved. */
+    public int markFailed(String orderNumber, String transactionId, String cause) {
+        Instant now = now();
+        return inTransaction(() -> {
+            int rows = jdbc.update(db.sql("mark-order-failed"), Map.of("orderNumber", orderNumber));
+            if (rows == 1) {
+                recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Failed.name(),
+                        cause, "transaction " + transactionId, now);
+            }
+            return rows;
+        });
+    }
+
+    public void recordAnomaly(String kind, String orderNumber, String transactionId, String webhookId, String detail) {
+        jdbc.update(db.sql("insert-anomaly"), new MapSqlParameterSource()
+                .addValue("kind", kind)
+                .addValue("orderNumber", orderNumber)
+                .addValue("transactionId", transactionId)
+                .addValue("webhookId", webhookId)
+                .addValue("detail", truncate(detail, 1000))
+                .addValue("now", utc(now())));
+    }
+
+    public List<Map<String, Object>> anomalies(int limit) {
+        return jdbc.query(db.sql("list-anomalies"), Map.of("limit", limit), (rs, i) -> {
+            Map<String, Object> a = new java.util.LinkedHashMap<>();
+            a.put("id", rs.getLong("id"));
+            a.put("kind", rs.getString("kind"));
+            a.put("orderNumber", rs.getString("order_number"));
+            a.put("transactionId", rs.getString("transaction_id"));
+            a.put("webhookId", rs.getString("webhook_id"));
+            a.put("detail", rs.getString("detail"));
+            a.put("occurredAt", instant(rs, "occurred_at").toString());
+            return a;
+        });
+    }
+
+    public long countAnomalies() {
+        Long n = jdbc.queryForObject(db.sql("count-anomalies"), Map.of(), Long.class);
+        return n == null ? 0 : n;
+    }
+
+    /** Order counts per payment status and per sync status; every status appears, with 0 if none. */
+    public Counts counts() {
+        Map<PaymentStatus, Long> payment = new EnumMap<>(PaymentStatus.class);
+        Map<SyncStatus, Long> sync = new EnumMap<>(SyncStatus.class);
+        for (PaymentStatus s : PaymentStatus.values()) {
+            payment.put(s, 0L);
+        }
+        for (SyncStatus s : SyncStatus.values()) {
+            sync.put(s, 0L);
+        }
+        jdbc.query(db.sql("count-orders-by-status"), Map.of(), rs -> {
+            long n = rs.getLong("order_count");
+            payment.merge(PaymentStatus.valueOf(rs.getString("payment_status").trim()), n, Long::sum);
+            sync.merge(SyncStatus.valueOf(rs.getString("sync_status").trim()), n, Long::sum);
+        });
+        return new Counts(payment, sync);
+    }
+
+    public record Counts(Map<PaymentStatus, Long> payment, Map<SyncStatus, Long> sync) {
+    }
+
+    private void recordTransition(String orderNumber, String machine, String from, String to, String cause,
+            String detail, Instant now) {
+        jdbc.update(db.sql("insert-transition"), new MapSqlParameterSource()
+                .addValue("orderNumber", orderNumber)
+                .addValue("machine", machine)
+                .addValue("fromStatus", from)
+                .addValue("toStatus", to)
+                .addValue("cause", truncate(cause, 300))
+                .addValue("detail", truncate(detail, 1000))
+                .addValue("now", utc(now)));
+    }
+
+    private int inTransaction(java.util.function.IntSupplier work) {
+        Integer rows = tx.execute(status -> work.getAsInt());
+        return rows == null ? 0 : rows;
+    }
+
+    static OffsetDateTime utc(Instant t) {
+        return t == null ? null : t.atOffset(ZoneOffset.UTC);
+    }
+
+    private static Instant instant(ResultSet rs, String column) throws SQLException {
+        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+
+    private static String truncate(String s, int max) {
+        return s == null || s.length() <= max ? s : s.substring(0, max);
+    }
+
+    private static Order mapOrder(ResultSet rs, int row) throws SQLException {
+        return new Order(
+                rs.getLong("id"),
+                rs.getString("order_number"),
+                rs.getBigDecimal("amount"),
+                rs.getString("currency").trim(),
+                PaymentStatus.valueOf(rs.getString("payment_status").trim()),
+                SyncStatus.valueOf(rs.getString("sync_status").trim()),
+                rs.getString("payment_transaction_id"),
+                rs.getString("third_party_guid"),
+                instant(rs, "created_at"),
+                instant(rs, "paid_at"),
+                instant(rs, "synced_at"),
+                rs.getInt("sync_attempts"),
+                rs.getString("last_sync_error"));
+    }
+}

@@ -1,0 +1,5 @@
+-- Newest first, at most :limit rows.
+SELECT id, kind, order_number, transaction_id, webhook_id, detail, occurred_at
+FROM anomalies
+ORDER BY occurred_at DESC, id DESC
+LIMIT :limit

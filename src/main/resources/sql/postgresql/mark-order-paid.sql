@@ -1,0 +1,8 @@
+-- Pending -> Paid. Guarded: only a Pending order moves, and the unique index on payment_transaction_id
+-- refuses a transaction that is already bound to another order. Zero rows means the caller must decide.
+UPDATE orders
+SET payment_status = 'Paid',
+    payment_transaction_id = :transactionId,
+    paid_at = :now
+WHERE order_number = :orderNumber
+  AND payment_status = 'Pending'
