@@ -26,6 +26,12 @@ public final class Settings {
     static final List<String> REQUIRED = List.of(DB_URL, DB_USERNAME, DB_PASSWORD, WEBHOOK_SECRET, ADMIN_TOKEN,
             THIRD_PARTY_URL);
 
+    /**
+     * Of those, the ones that may be set to an empty value on purpose: a database with trust or integrated
+     * authentication has no password. They must still be set, so that "no password" is a decision, not an oversight.
+     */
+    static final List<String> MAY_BE_EMPTY = List.of(DB_PASSWORD);
+
     private final PropertiesComponent properties;
     private final String profile;
 
@@ -78,7 +84,9 @@ public final class Settings {
     public void checkRequired() {
         List<String> problems = new ArrayList<>();
         for (String key : REQUIRED) {
-            if (get(key).isEmpty()) {
+            boolean present = MAY_BE_EMPTY.contains(key) ? properties.resolveProperty(key).isPresent()
+                    : get(key).isPresent();
+            if (!present) {
                 problems.add(missing(key));
             }
         }
@@ -88,7 +96,8 @@ public final class Settings {
     }
 
     static String missing(String key) {
-        return key + " is not set (property " + key + ", or environment variable " + envName(key) + ")";
+        return key + " is not set (property " + key + ", or environment variable " + envName(key) + ")"
+                + (MAY_BE_EMPTY.contains(key) ? "; set it empty if the database needs none" : "");
     }
 
     /** The environment variable Camel reads for a property: upper case, '.' and '-' turned into '_'. */

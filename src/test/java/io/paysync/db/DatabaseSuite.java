@@ -1,0 +1,596 @@
+package io.paysync.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Collectors;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.HostileBodies;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The database suite: the orders API, every row of the callback table (CONTRACT §3), the operator API, races and
+ * hostile input, against a real runtime over HTTP. One subclass per database runs all of it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class DatabaseSuite {
+
+    protected PaysyncInstance app;
+
+    protected abstract TestDatabase createDatabase() throws Exception;
+
+    @BeforeAll
+    void startRuntime() throws Exception {
+        app = PaysyncInstance.start(createDatabase());
+    }
+
+    @AfterAll
+    void stopRuntime() throws Exception {
+        if (app != null) {
+            app.close();
+            app.database().close();
+        }
+    }
+
+    @BeforeEach
+    void emptyTables() throws Exception {
+        app.database().reset();
+    }
+
+    // ----- Orders API -----
+
+    @Test
+    void should_create_a_pending_order_and_show_the_contract_view() throws Exception {
+        Response created = app.createOrder("A-1001", "19.99", "EUR");
+
+        assertThat(created.status()).isEqualTo(201);
+        assertThat(created.contentType()).startsWith("application/json");
+        JsonNode v = created.json();
+        assertThat(fieldNames(v)).containsExactly("orderNumber", "amount", "currency", "paymentStatus", "syncStatus",
+                "paymentTransactionId", "thirdPartyGuid", "createdAt", "paidAt", "syncedAt", "syncAttempts",
+                "lastSyncError");
+        assertThat(v.get("orderNumber").asText()).isEqualTo("A-1001");
+        assertThat(v.get("amount").asText()).isEqualTo("19.99");
+        assertThat(v.get("currency").asText()).isEqualTo("EUR");
+        assertThat(v.get("paymentStatus").asText()).isEqualTo("Pending");
+        assertThat(v.get("syncStatus").asText()).isEqualTo("Pending");
+        assertThat(v.get("paymentTransactionId").isNull()).isTrue();
+        assertThat(v.get("paidAt").isNull()).isTrue();
+        assertThat(v.get("syncAttempts").asInt()).isZero();
+        assertThat(Instant.parse(v.get("createdAt").asText())).isBetween(Instant.now().minusSeconds(60),
+                Instant.now().plusSeconds(1));
+
+        Response read = app.get("/api/orders/A-1001");
+        assertThat(read.status()).isEqualTo(200);
+        assertThat(read.json()).isEqualTo(v);
+    }
+
+    @Test
+    void should_accept_amount_as_number_and_keep_the_currency_minor_units() throws Exception {
+        assertThat(app.postJson("/api/orders", "{\"orderNumber\":\"N-1\",\"amount\":19.9,\"currency\":\"EUR\"}")
+                .json().get("amount").asText()).isEqualTo("19.90");
+        assertThat(app.postJson("/api/orders", "{\"orderNumber\":\"N-2\",\"amount\":500,\"currency\":\"JPY\"}")
+                .json().get("amount").asText()).isEqualTo("500");
+        assertThat(app.createOrder("N-3", "1.234", "BHD").json().get("amount").asText()).isEqualTo("1.234");
+    }
+
+    @Test
+    void should_refuse_a_duplicate_order_number() throws Exception {
+        app.createOrder("A-1", "10.00", "EUR");
+        var before = app.snapshot();
+
+        Response again = app.createOrder("A-1", "99.00", "USD");
+
+        assertThat(again.status()).isEqualTo(409);
+        assertThat(again.error()).isEqualTo("duplicate-order");
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_refuse_malformed_orders_and_store_nothing() throws Exception {
+        String[] bodies = { "", "[]", "{}", "not json", "{\"orderNumber\":\"A-1\",\"amount\":\"10.00\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"10.001\",\"currency\":\"EUR\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"1.5\",\"currency\":\"JPY\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"0\",\"currency\":\"EUR\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"-1\",\"currency\":\"EUR\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"10\",\"currency\":\"QQQ\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"10\",\"currency\":\"eur\"}",
+                "{\"orderNumber\":\"A 1\",\"amount\":\"10\",\"currency\":\"EUR\"}",
+                "{\"orderNumber\":12,\"amount\":\"10\",\"currency\":\"EUR\"}",
+                "{\"orderNumber\":\"A-1\",\"amount\":true,\"currency\":\"EUR\"}" };
+        for (String body : bodies) {
+            Response r = app.postJson("/api/orders", body);
+            assertThat(r.status()).as(body).isEqualTo(400);
+            assertThat(r.error()).as(body).isEqualTo("malformed-request");
+            assertThat(r.json().get("message").asText()).as(body).isNotBlank();
+        }
+        assertThat(app.count("SELECT COUNT(*) FROM orders")).isZero();
+    }
+
+    @Test
+    void should_refuse_an_order_that_is_not_json_typed() throws Exception {
+        Response r = app.post("/api/orders", "text/plain",
+                "{\"orderNumber\":\"A-1\",\"amount\":\"1\",\"currency\":\"EUR\"}".getBytes(StandardCharsets.UTF_8));
+        assertThat(r.status()).isEqualTo(415);
+        assertThat(r.error()).isEqualTo("unsupported-media-type");
+        assertThat(app.count("SELECT COUNT(*) FROM orders")).isZero();
+    }
+
+    @Test
+    void should_answer_404_for_an_unknown_order() throws Exception {
+        Response r = app.get("/api/orders/NOPE-1");
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.error()).isEqualTo("unknown-order");
+    }
+
+    // ----- Callback: success rows -----
+
+    @Test
+    void should_mark_a_pending_order_paid_on_a_valid_success_callback() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+
+        Response r = app.callback("A-1", "gw_1", "19.99", "EUR", "succeeded");
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.outcome()).isEqualTo("paid");
+        JsonNode order = app.get("/api/orders/A-1").json();
+        assertThat(order.get("paymentStatus").asText()).isEqualTo("Paid");
+        assertThat(order.get("paymentTransactionId").asText()).isEqualTo("gw_1");
+        assertThat(Instant.parse(order.get("paidAt").asText())).isAfterOrEqualTo(
+                Instant.parse(order.get("createdAt").asText()));
+        assertThat(order.get("syncStatus").asText()).isEqualTo("Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND machine = 'payment'"
+                + " AND from_status = 'Pending' AND to_status = 'Paid' AND cause LIKE 'callback msg_%'")).isEqualTo(1);
+    }
+
+    @Test
+    void should_treat_an_absent_status_as_succeeded() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        assertThat(app.callback("A-1", "gw_1", "19.99", "EUR", null).outcome()).isEqualTo("paid");
+    }
+
+    @Test
+    void should_accept_the_amount_as_a_json_number_in_the_callback() throws Exception {
+        app.createOrder("A-1", "19.90", "EUR");
+        Response r = app.callback("{\"orderNumber\":\"A-1\",\"transactionId\":\"gw_1\",\"amount\":19.9,"
+                + "\"currency\":\"EUR\",\"status\":\"succeeded\",\"gatewayExtra\":{\"ignored\":true}}");
+        assertThat(r.outcome()).isEqualTo("paid");
+    }
+
+    @Test
+    void should_answer_already_paid_for_duplicate_callback_and_change_nothing() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        app.callback("A-1", "gw_1", "19.99", "EUR", "succeeded");
+        var afterFirst = app.snapshot();
+
+        for (int i = 0; i < 5; i++) {
+            Response again = app.callback("A-1", "gw_1", "19.99", "EUR", "succeeded");
+            assertThat(again.status()).isEqualTo(200);
+            assertThat(again.outcome()).isEqualTo("already-paid");
+        }
+        assertThat(app.snapshot()).isEqualTo(afterFirst);
+    }
+
+    // ----- Callback: failure rows -----
+
+    @Test
+    void should_mark_a_pending_order_failed_on_a_valid_failure_callback() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+
+        Response r = app.callback("A-1", "gw_1", "19.99", "EUR", "failed");
+
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.outcome()).isEqualTo("failed");
+        JsonNode order = app.get("/api/orders/A-1").json();
+        assertThat(order.get("paymentStatus").asText()).isEqualTo("Failed");
+        assertThat(order.get("paymentTransactionId").isNull()).isTrue();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND to_status = 'Failed'"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void should_ignore_a_failure_callback_for_an_order_already_final() throws Exception {
+        app.createOrder("PAID-1", "19.99", "EUR");
+        app.callback("PAID-1", "gw_1", "19.99", "EUR", "succeeded");
+        app.createOrder("FAILED-1", "19.99", "EUR");
+        app.callback("FAILED-1", "gw_2", "19.99", "EUR", "failed");
+        app.createOrder("EXPIRED-1", "19.99", "EUR");
+        app.execute("UPDATE orders SET payment_status = 'Expired' WHERE order_number = 'EXPIRED-1'");
+        var before = app.snapshot();
+
+        for (String order : List.of("PAID-1", "FAILED-1", "EXPIRED-1")) {
+            Response r = app.callback(order, "gw_9", "19.99", "EUR", "failed");
+            assertThat(r.status()).as(order).isEqualTo(200);
+            assertThat(r.outcome()).as(order).isEqualTo("ignored");
+        }
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.get("/api/orders/PAID-1").json().get("paymentStatus").asText()).isEqualTo("Paid");
+    }
+
+    // ----- Callback: refusals -----
+
+    @Test
+    void should_refuse_an_unsigned_or_badly_signed_callback_and_change_nothing() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        var before = app.snapshot();
+        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
+        long now = Instant.now().getEpochSecond();
+
+        List<String[]> headerSets = new ArrayList<>();
+        headerSets.add(new String[0]);
+        headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.UNKNOWN_SECRET, now));
+        headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now - 301));
+        headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now + 301));
+        String[] good = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now);
+        headerSets.add(new String[] { good[0], good[1], good[2], good[3] });
+        headerSets.add(new String[] { good[0], good[1], good[2], good[3], good[4], "v1,AAAA" });
+        headerSets.add(new String[] { good[0], "msg_other", good[2], good[3], good[4], good[5] });
+        headerSets.add(new String[] { good[0], good[1], good[2], String.valueOf(now + 1), good[4], good[5] });
+        for (String[] headers : headerSets) {
+            Response r = app.post("/api/payments/callback", "application/json", body, headers);
+            assertThat(r.status()).as(String.join(" ", headers)).isEqualTo(401);
+            assertThat(r.error()).isEqualTo("invalid-signature");
+        }
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_accept_a_callback_signed_with_the_previous_secret_during_rotation() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null).getBytes(StandardCharsets.UTF_8);
+
+        Response r = app.post("/api/payments/callback", "application/json", body,
+                PaysyncInstance.signatureHeaders(body, PaysyncInstance.OLD_SECRET, Instant.now().getEpochSecond()));
+
+        assertThat(r.outcome()).isEqualTo("paid");
+    }
+
+    @Test
+    void should_refuse_a_callback_whose_body_was_changed_after_signing() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        var before = app.snapshot();
+        String json = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", "succeeded");
+        byte[] signed = json.getBytes(StandardCharsets.UTF_8);
+        String[] headers = PaysyncInstance.signatureHeaders(signed, PaysyncInstance.SECRET,
+                Instant.now().getEpochSecond());
+
+        byte[] oneByte = signed.clone();
+        oneByte[oneByte.length - 3] = (byte) 'x';
+        byte[] reserialised = PaysyncInstance.JSON.writerWithDefaultPrettyPrinter()
+                .writeValueAsBytes(PaysyncInstance.JSON.readTree(signed));
+        for (byte[] body : List.of(oneByte, reserialised)) {
+            Response r = app.post("/api/payments/callback", "application/json", body, headers);
+            assertThat(r.status()).isEqualTo(401);
+        }
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_refuse_a_malformed_callback_with_400() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        var before = app.snapshot();
+        for (String body : List.of("not json", "{\"orderNumber\":\"A-1\"}",
+                "{\"orderNumber\":\"A-1\",\"transactionId\":7,\"amount\":\"19.99\",\"currency\":\"EUR\"}",
+                PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", "maybe"))) {
+            Response r = app.callback(body);
+            assertThat(r.status()).as(body).isEqualTo(400);
+            assertThat(r.error()).isEqualTo("malformed-request");
+        }
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_refuse_a_body_over_64_KiB_with_413() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        var before = app.snapshot();
+        String padding = " ".repeat(64 * 1024);
+        byte[] body = (PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null) + padding)
+                .getBytes(StandardCharsets.UTF_8);
+        Response r = app.callback(body);
+        assertThat(r.status()).isEqualTo(413);
+        assertThat(r.error()).isEqualTo("payload-too-large");
+
+        byte[] exactly = new byte[64 * 1024];
+        java.util.Arrays.fill(exactly, (byte) ' ');
+        byte[] json = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null).getBytes(StandardCharsets.UTF_8);
+        System.arraycopy(json, 0, exactly, 0, json.length);
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.callback(exactly).outcome()).as("a body of exactly 64 KiB is accepted").isEqualTo("paid");
+    }
+
+    @Test
+    void should_refuse_a_callback_that_is_not_json_typed_with_415() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        var before = app.snapshot();
+        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null).getBytes(StandardCharsets.UTF_8);
+        String[] headers = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        for (String type : new String[] { null, "text/plain", "application/x-www-form-urlencoded", "application/xml" }) {
+            Response r = app.post("/api/payments/callback", type, body, headers);
+            assertThat(r.status()).as(String.valueOf(type)).isEqualTo(415);
+            assertThat(r.error()).isEqualTo("unsupported-media-type");
+        }
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.post("/api/payments/callback", "application/json; charset=utf-8", body, headers).outcome())
+                .isEqualTo("paid");
+    }
+
+    @Test
+    void should_answer_404_for_a_callback_about_an_unknown_order() throws Exception {
+        Response r = app.callback("NOPE-1", "gw_1", "19.99", "EUR", "succeeded");
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.error()).isEqualTo("unknown-order");
+        assertThat(app.snapshot().values()).allMatch(List::isEmpty);
+    }
+
+    @Test
+    void should_refuse_a_mismatched_amount_or_currency_and_record_an_anomaly() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        var orderBefore = app.snapshot().get("orders");
+
+        Response lessByOneCent = app.callback("A-1", "gw_1", "19.98", "EUR", "succeeded");
+        Response otherCurrency = app.callback("A-1", "gw_1", "19.99", "USD", "succeeded");
+        Response failureMismatch = app.callback("A-1", "gw_1", "20.00", "EUR", "failed");
+
+        for (Response r : List.of(lessByOneCent, otherCurrency, failureMismatch)) {
+            assertThat(r.status()).isEqualTo(422);
+            assertThat(r.error()).isEqualTo("amount-mismatch");
+        }
+        assertThat(app.snapshot().get("orders")).isEqualTo(orderBefore);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions")).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'amount-mismatch' AND order_number = 'A-1'"
+                + " AND transaction_id = 'gw_1'")).isEqualTo(3);
+    }
+
+    @Test
+    void should_refuse_success_for_an_order_that_is_not_pending_and_record_an_anomaly() throws Exception {
+        app.createOrder("EXPIRED-1", "19.99", "EUR");
+        app.execute("UPDATE orders SET payment_status = 'Expired' WHERE order_number = 'EXPIRED-1'");
+        app.createOrder("FAILED-1", "19.99", "EUR");
+        app.callback("FAILED-1", "gw_f", "19.99", "EUR", "failed");
+        app.createOrder("PAID-1", "19.99", "EUR");
+        app.callback("PAID-1", "gw_first", "19.99", "EUR", "succeeded");
+        var ordersBefore = app.snapshot().get("orders");
+        var historyBefore = app.snapshot().get("order_transitions");
+
+        Response expired = app.callback("EXPIRED-1", "gw_late", "19.99", "EUR", "succeeded");
+        Response failed = app.callback("FAILED-1", "gw_retry", "19.99", "EUR", "succeeded");
+        Response paidByOther = app.callback("PAID-1", "gw_second", "19.99", "EUR", "succeeded");
+
+        for (Response r : List.of(expired, failed, paidByOther)) {
+            assertThat(r.status()).isEqualTo(409);
+            assertThat(r.error()).isEqualTo("order-not-pending");
+        }
+        assertThat(app.snapshot().get("orders")).isEqualTo(ordersBefore);
+        assertThat(app.snapshot().get("order_transitions")).isEqualTo(historyBefore);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending'")).isEqualTo(3);
+        assertThat(app.get("/api/orders/PAID-1").json().get("paymentTransactionId").asText()).isEqualTo("gw_first");
+    }
+
+    @Test
+    void should_refuse_a_transaction_already_bound_to_another_order_and_record_an_anomaly() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        app.createOrder("A-2", "19.99", "EUR");
+        app.callback("A-1", "gw_1", "19.99", "EUR", "succeeded");
+        var ordersBefore = app.snapshot().get("orders");
+
+        Response r = app.callback("A-2", "gw_1", "19.99", "EUR", "succeeded");
+
+        assertThat(r.status()).isEqualTo(409);
+        assertThat(r.error()).isEqualTo("transaction-conflict");
+        assertThat(app.snapshot().get("orders")).isEqualTo(ordersBefore);
+        assertThat(app.get("/api/orders/A-2").json().get("paymentStatus").asText()).isEqualTo("Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'transaction-conflict'"
+                + " AND order_number = 'A-2' AND transaction_id = 'gw_1'")).isEqualTo(1);
+    }
+
+    // ----- The unique index on its own -----
+
+    @Test
+    void should_allow_many_orders_without_a_transaction_id() throws Exception {
+        for (int i = 0; i < 50; i++) {
+            assertThat(app.createOrder("MANY-" + i, "1.00", "EUR").status()).isEqualTo(201);
+        }
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id IS NULL")).isEqualTo(50);
+    }
+
+    @Test
+    void should_have_the_unique_index_refuse_a_second_binding_without_any_application_check() throws Exception {
+        app.createOrder("A-1", "1.00", "EUR");
+        app.createOrder("A-2", "1.00", "EUR");
+        app.execute("UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-1'");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute(
+                "UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-2'"))
+                .isInstanceOf(java.sql.SQLException.class);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id = 'gw_direct'")).isEqualTo(1);
+    }
+
+    // ----- Races -----
+
+    @Test
+    void should_give_one_paid_and_19_already_paid_for_20_concurrent_identical_callbacks() throws Exception {
+        app.createOrder("RACE-1", "19.99", "EUR");
+        String body = PaysyncInstance.callbackBody("RACE-1", "gw_race", "19.99", "EUR", "succeeded");
+
+        List<Response> answers = concurrently(20, i -> app.callback(body));
+
+        Map<String, Long> outcomes = answers.stream()
+                .collect(Collectors.groupingBy(r -> r.status() + " " + r.outcome(), Collectors.counting()));
+        assertThat(outcomes).isEqualTo(Map.of("200 paid", 1L, "200 already-paid", 19L));
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'RACE-1'")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
+    }
+
+    @Test
+    void should_let_exactly_one_of_two_transactions_racing_for_one_order_win() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String order = "TWO-TXN-" + round;
+            app.createOrder(order, "5.00", "EUR");
+            List<Response> answers = concurrently(2,
+                    i -> app.callback(order, "gw_" + order + "_" + i, "5.00", "EUR", "succeeded"));
+
+            assertThat(answers).extracting(Response::status).containsExactlyInAnyOrder(200, 409);
+            Response loser = answers.stream().filter(r -> r.status() == 409).findFirst().orElseThrow();
+            assertThat(loser.error()).isEqualTo("order-not-pending");
+            assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order + "'"))
+                    .isEqualTo(1);
+        }
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending'")).isEqualTo(10);
+    }
+
+    @Test
+    void should_bind_one_transaction_racing_for_two_orders_to_only_one() throws Exception {
+        for (int round = 0; round < 10; round++) {
+            String txn = "gw_shared_" + round;
+            app.createOrder("X-" + round + "-0", "5.00", "EUR");
+            app.createOrder("X-" + round + "-1", "5.00", "EUR");
+            final int r0 = round;
+            List<Response> answers = concurrently(2,
+                    i -> app.callback("X-" + r0 + "-" + i, txn, "5.00", "EUR", "succeeded"));
+
+            assertThat(answers).extracting(Response::status).containsExactlyInAnyOrder(200, 409);
+            assertThat(answers.stream().filter(r -> r.status() == 409).findFirst().orElseThrow().error())
+                    .isEqualTo("transaction-conflict");
+            assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id = '" + txn + "'"))
+                    .isEqualTo(1);
+            assertThat(app.count("SELECT COUNT(*) FROM orders WHERE order_number LIKE 'X-" + round
+                    + "-%' AND payment_status = 'Paid'")).isEqualTo(1);
+        }
+    }
+
+    // ----- Hostile input -----
+
+    @Test
+    void should_never_answer_5xx_nor_change_a_row_for_malformed_or_hostile_bodies() throws Exception {
+        app.createOrder("H-1", "19.99", "EUR");
+        var before = app.snapshot();
+        List<HostileBodies.Case> cases = HostileBodies.all("H-1");
+        assertThat(cases).hasSizeGreaterThanOrEqualTo(200);
+
+        List<String> wrong = new ArrayList<>();
+        for (HostileBodies.Case c : cases) {
+            Response r = app.callback(c.body());
+            boolean refused = r.status() == 400 || r.status() == 404;
+            boolean hasErrorBody = r.body().startsWith("{\"error\":");
+            if (!refused || !hasErrorBody) {
+                wrong.add(c.name() + " -> " + r);
+            }
+        }
+        assertThat(wrong).as("cases answered other than 400/404 with an error body").isEmpty();
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    // ----- Operator API -----
+
+    @Test
+    void should_require_the_bearer_token_for_the_operator_api() throws Exception {
+        for (String path : List.of("/api/admin/stats", "/api/admin/anomalies")) {
+            for (String[] headers : List.of(new String[0], new String[] { "Authorization", "Bearer wrong" },
+                    new String[] { "Authorization", "Basic " + PaysyncInstance.ADMIN_TOKEN },
+                    new String[] { "Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN + "x" })) {
+                Response r = app.get(path, headers);
+                assertThat(r.status()).as(path + " " + String.join(" ", headers)).isEqualTo(401);
+                assertThat(r.error()).isEqualTo("unauthorized");
+            }
+            assertThat(app.get(path, app.admin()).status()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void should_count_orders_by_status_and_anomalies_in_stats() throws Exception {
+        app.createOrder("S-1", "1.00", "EUR");
+        app.createOrder("S-2", "1.00", "EUR");
+        app.createOrder("S-3", "1.00", "EUR");
+        app.createOrder("S-4", "1.00", "EUR");
+        app.callback("S-1", "gw_s1", "1.00", "EUR", "succeeded");
+        app.callback("S-2", "gw_s2", "1.00", "EUR", "failed");
+        app.callback("S-3", "gw_s3", "2.00", "EUR", "succeeded");
+
+        JsonNode stats = app.get("/api/admin/stats", app.admin()).json();
+
+        assertThat(stats.get("payment").toString())
+                .isEqualTo("{\"Pending\":2,\"Paid\":1,\"Failed\":1,\"Expired\":0}");
+        assertThat(stats.get("sync").toString())
+                .isEqualTo("{\"Pending\":4,\"Processing\":0,\"Completed\":0,\"Failed\":0}");
+        assertThat(stats.get("anomalies").asLong()).isEqualTo(1);
+    }
+
+    @Test
+    void should_list_anomalies_newest_first() throws Exception {
+        app.createOrder("AN-1", "1.00", "EUR");
+        app.callback("AN-1", "gw_a", "2.00", "EUR", "succeeded");
+        app.callback("AN-1", "gw_b", "1.00", "USD", "succeeded");
+
+        Response r = app.get("/api/admin/anomalies", app.admin());
+
+        assertThat(r.status()).isEqualTo(200);
+        JsonNode list = r.json();
+        assertThat(list).hasSize(2);
+        assertThat(list.get(0).get("transactionId").asText()).isEqualTo("gw_b");
+        assertThat(list.get(1).get("transactionId").asText()).isEqualTo("gw_a");
+        assertThat(list.get(0).get("kind").asText()).isEqualTo("amount-mismatch");
+        assertThat(list.get(0).get("orderNumber").asText()).isEqualTo("AN-1");
+        assertThat(list.get(0).get("webhookId").asText()).startsWith("msg_");
+        assertThat(app.get("/api/admin/anomalies?limit=1", app.admin()).json()).hasSize(1);
+        assertThat(app.get("/api/admin/anomalies?limit=0", app.admin()).status()).isEqualTo(400);
+    }
+
+    // ----- helpers -----
+
+    interface Call {
+        Response call(int i) throws Exception;
+    }
+
+    /** Runs n calls released together by a latch, so they really overlap. */
+    protected static List<Response> concurrently(int n, Call call) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            CountDownLatch ready = new CountDownLatch(n);
+            CountDownLatch go = new CountDownLatch(1);
+            List<Future<Response>> futures = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                final int index = i;
+                Callable<Response> task = () -> {
+                    ready.countDown();
+                    go.await();
+                    return call.call(index);
+                };
+                futures.add(pool.submit(task));
+            }
+            ready.await();
+            go.countDown();
+            List<Response> answers = new ArrayList<>();
+            for (Future<Response> f : futures) {
+                answers.add(f.get());
+            }
+            return Collections.unmodifiableList(answers);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private static List<String> fieldNames(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+}

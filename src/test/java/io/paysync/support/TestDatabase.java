@@ -1,0 +1,125 @@
+package io.paysync.support;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Assertions;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A database for one test class: a private H2 in-memory database, a fresh PostgreSQL database created on the local
+ * server, or the SQL Server named by {@code PAYSYNC_TEST_SQLSERVER_URL}.
+ */
+public abstract class TestDatabase implements AutoCloseable {
+
+    public abstract String url();
+
+    public abstract String username();
+
+    public abstract String password();
+
+    public Connection connect() throws SQLException {
+        return DriverManager.getConnection(url(), username(), password());
+    }
+
+    /** Empties the tables between tests (TRUNCATE: the history's append-only triggers refuse DELETE). */
+    public void reset() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            for (String table : new String[] { "order_transitions", "anomalies", "orders", "CAMEL_MESSAGEPROCESSED" }) {
+                s.execute("TRUNCATE TABLE " + table);
+            }
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+    }
+
+    public static TestDatabase h2() {
+        String url = "jdbc:h2:mem:paysync-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+        return new Fixed(url, "sa", "test");
+    }
+
+    /**
+     * A new, empty PostgreSQL database. With {@code -Dpaysync.test.postgres=required} (as in CI) an unreachable server
+     * fails the suite; otherwise it is skipped with a message saying so.
+     */
+    public static TestDatabase postgres() {
+        String admin = env("PAYSYNC_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
+        String user = env("PAYSYNC_TEST_POSTGRES_USER", "postgres");
+        String password = env("PAYSYNC_TEST_POSTGRES_PASSWORD", "");
+        String name = "paysync_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection c = DriverManager.getConnection(admin, user, password); Statement s = c.createStatement()) {
+            s.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            String mode = System.getProperty("paysync.test.postgres", "auto").toLowerCase(Locale.ROOT);
+            String message = "PostgreSQL suite SKIPPED: no PostgreSQL at " + admin + " as " + user + " ("
+                    + e.getMessage() + "). Start PostgreSQL or set PAYSYNC_TEST_POSTGRES_URL/_USER/_PASSWORD.";
+            if (mode.equals("required")) {
+                Assertions.fail("PostgreSQL is required (-Dpaysync.test.postgres=required) but " + message);
+            }
+            System.err.println("*** " + message);
+            Assumptions.abort(message);
+        }
+        int slash = admin.lastIndexOf('/');
+        int query = admin.indexOf('?', slash);
+        String url = admin.substring(0, slash + 1) + name + (query > 0 ? admin.substring(query) : "");
+        return new Fixed(url, user, password) {
+            @Override
+            public void close() throws Exception {
+                try (Connection c = DriverManager.getConnection(admin, user, password);
+                        Statement s = c.createStatement()) {
+                    s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+                }
+            }
+        };
+    }
+
+    /** The SQL Server given by PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD); skipped when it is not set. */
+    public static TestDatabase sqlServer() {
+        String url = System.getenv("PAYSYNC_TEST_SQLSERVER_URL");
+        if (url == null || url.isBlank()) {
+            String message = "SQL Server suite SKIPPED: set PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD) to an "
+                    + "empty SQL Server database to run the database suite against it.";
+            System.err.println("*** " + message);
+            Assumptions.abort(message);
+        }
+        return new Fixed(url, env("PAYSYNC_TEST_SQLSERVER_USER", "sa"), env("PAYSYNC_TEST_SQLSERVER_PASSWORD", ""));
+    }
+
+    private static String env(String name, String defaultValue) {
+        String v = System.getenv(name);
+        return v == null || v.isBlank() ? defaultValue : v;
+    }
+
+    private static class Fixed extends TestDatabase {
+        private final String url;
+        private final String username;
+        private final String password;
+
+        Fixed(String url, String username, String password) {
+            this.url = url;
+            this.username = username;
+            this.password = password;
+        }
+
+        @Override
+        public String url() {
+            return url;
+        }
+
+        @Override
+        public String username() {
+            return username;
+        }
+
+        @Override
+        public String password() {
+            return password;
+        }
+    }
+}
