@@ -47,6 +47,14 @@ public final class Paysync {
                 "file:application.properties;optional=true",
                 "classpath:application-" + profile + ".properties;optional=true",
                 "classpath:application.properties;optional=true"));
+        // camel-main ignores environment variables ending in _PORT (it takes them for Kubernetes service links), yet
+        // CAMEL_SERVER_PORT must win over the file like every other setting.
+        for (String key : new String[] { "camel.server.port", "camel.management.port" }) {
+            String env = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_'));
+            if (!isBlank(env)) {
+                main.addOverrideProperty(key, env.trim());
+            }
+        }
         return main;
     }
 

@@ -56,7 +56,7 @@ public abstract class TestDatabase implements AutoCloseable {
         try (Connection c = DriverManager.getConnection(admin, user, password); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
-            String mode = System.getProperty("paysync.test.postgres", "auto").toLowerCase(Locale.ROOT);
+            String mode = postgresMode();
             String message = "PostgreSQL suite SKIPPED: no PostgreSQL at " + admin + " as " + user + " ("
                     + e.getMessage() + "). Start PostgreSQL or set PAYSYNC_TEST_POSTGRES_URL/_USER/_PASSWORD.";
             if (mode.equals("required")) {
@@ -89,6 +89,18 @@ public abstract class TestDatabase implements AutoCloseable {
             Assumptions.abort(message);
         }
         return new Fixed(url, env("PAYSYNC_TEST_SQLSERVER_USER", "sa"), env("PAYSYNC_TEST_SQLSERVER_PASSWORD", ""));
+    }
+
+    /**
+     * "required" fails when PostgreSQL is unreachable, "auto" skips. The default is "required" on CI (CI=true, as
+     * .ci/run has it) and "auto" elsewhere; -Dpaysync.test.postgres overrides both.
+     */
+    static String postgresMode() {
+        String configured = System.getProperty("paysync.test.postgres", "");
+        if (!configured.isBlank() && !configured.equals("default")) {
+            return configured.toLowerCase(Locale.ROOT);
+        }
+        return "true".equalsIgnoreCase(System.getenv("CI")) ? "required" : "auto";
     }
 
     private static String env(String name, String defaultValue) {

@@ -1,0 +1,138 @@
+package io.paysync.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import io.paysync.support.PaysyncInstance;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Profiles and settings as an operator meets them: a real JVM started the way `java -jar` starts it. */
+class ProfilesAndSettingsTest {
+
+    @TempDir
+    Path workDir;
+
+    @Test
+    void should_refuse_to_start_in_prod_and_name_every_missing_setting() throws Exception {
+        Result r = run(Map.of("CAMEL_MAIN_PROFILE", "prod"), List.of());
+
+        assertThat(r.exitCode).isNotZero();
+        for (String key : List.of("paysync.db.url", "paysync.db.username", "paysync.db.password",
+                "paysync.gateway.webhook-secret", "paysync.admin.token", "paysync.third-party.url")) {
+            assertThat(r.output).contains(key + " is not set");
+        }
+        assertThat(r.output).contains("PAYSYNC_GATEWAY_WEBHOOK_SECRET");
+    }
+
+    @Test
+    void should_name_only_what_is_missing_and_never_print_given_secrets() throws Exception {
+        String dbPassword = "db-pass-" + System.nanoTime();
+        Result r = run(Map.of("CAMEL_MAIN_PROFILE", "prod",
+                "PAYSYNC_DB_URL", "jdbc:h2:file:" + workDir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
+                "PAYSYNC_DB_USERNAME", "sa",
+                "PAYSYNC_DB_PASSWORD", dbPassword,
+                "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/records"), List.of());
+
+        assertThat(r.exitCode).isNotZero();
+        assertThat(r.output).contains("paysync.gateway.webhook-secret is not set", "paysync.admin.token is not set");
+        assertThat(r.output).doesNotContain("paysync.db.url is not set", "paysync.db.password is not set",
+                "paysync.third-party.url is not set");
+        assertThat(r.output).doesNotContain(dbPassword);
+    }
+
+    @Test
+    void should_let_environment_beat_file_and_move_every_endpoint_with_the_server_port() throws Exception {
+        int filePort = PaysyncInstance.freePort();
+        int envPort = PaysyncInstance.freePort();
+        Files.writeString(workDir.resolve("application.properties"), String.join("\n",
+                "camel.server.port = " + filePort,
+                "paysync.admin.token = token-from-the-file-0001",
+                "paysync.db.url = jdbc:h2:file:" + workDir.resolve("data/paysync") + ";DB_CLOSE_ON_EXIT=FALSE",
+                ""));
+        String envToken = "token-from-the-environment-0001";
+        Process p = start(Map.of("CAMEL_SERVER_PORT", String.valueOf(envPort), "PAYSYNC_ADMIN_TOKEN", envToken),
+                List.of("-Dcamel.main.jmxEnabled=false"));
+        try {
+            HttpClient http = HttpClient.newHttpClient();
+            Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+                    .until(() -> status(http, envPort, "/observe/health", null) == 200);
+
+            assertThat(status(http, envPort, "/api/admin/stats", envToken)).isEqualTo(200);
+            assertThat(status(http, envPort, "/api/admin/stats", "token-from-the-file-0001")).isEqualTo(401);
+            assertThat(status(http, envPort, "/observe/metrics", null)).isEqualTo(200);
+            assertThat(refused(http, filePort)).as("nothing listens on the file's port").isTrue();
+        } finally {
+            p.destroy();
+            p.waitFor(20, TimeUnit.SECONDS);
+            p.destroyForcibly();
+        }
+    }
+
+    private static int status(HttpClient http, int port, String path, String token)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .timeout(Duration.ofSeconds(5));
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static boolean refused(HttpClient http, int port) throws InterruptedException {
+        try {
+            status(http, port, "/observe/health", null);
+            return false;
+        } catch (ConnectException e) {
+            return true;
+        } catch (IOException e) {
+            return e.getCause() instanceof ConnectException;
+        }
+    }
+
+    record Result(int exitCode, String output) {
+    }
+
+    private Result run(Map<String, String> env, List<String> jvmArgs) throws Exception {
+        Process p = start(env, jvmArgs);
+        boolean done = p.waitFor(90, TimeUnit.SECONDS);
+        if (!done) {
+            p.destroyForcibly();
+        }
+        String output = Files.readString(workDir.resolve("out.log"), StandardCharsets.UTF_8);
+        return new Result(done ? p.exitValue() : -1, output);
+    }
+
+    /** Starts Paysync in a fresh JVM with workDir as its working directory and only the given PAYSYNC_ variables. */
+    private Process start(Map<String, String> env, List<String> jvmArgs) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xshare:auto");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("-Dcamel.main.routesIncludePattern=file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
+        cmd.add("-Dcamel.main.routesReloadEnabled=false");
+        cmd.addAll(jvmArgs);
+        cmd.add("io.paysync.Paysync");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(workDir.resolve("out.log").toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
+        pb.environment().putAll(env);
+        return pb.start();
+    }
+}

@@ -1,0 +1,118 @@
+package io.paysync.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Static checks of the per-dialect SQL. SQL Server cannot run here and no available parser reads T-SQL's lock hints and
+ * OUTPUT correctly, so these checks, plus the database suite when PAYSYNC_TEST_SQLSERVER_URL is set, are its cover.
+ */
+class DialectFilesTest {
+
+    private static final Path SQL = Path.of("src/main/resources/sql");
+    private static final Path MIGRATIONS = Path.of("src/main/resources/db/migration");
+
+    @Test
+    void should_have_the_same_statement_files_in_every_dialect() throws IOException {
+        Set<String> h2 = names(SQL.resolve("h2"));
+        assertThat(h2).isNotEmpty();
+        for (Dialect d : Dialect.values()) {
+            assertThat(names(SQL.resolve(d.folder()))).as(d.folder()).isEqualTo(h2);
+        }
+    }
+
+    @Test
+    void should_have_the_same_migration_versions_in_every_dialect() throws IOException {
+        Set<String> h2 = names(MIGRATIONS.resolve("h2"));
+        assertThat(h2).contains("V1__orders.sql");
+        for (Dialect d : Dialect.values()) {
+            assertThat(names(MIGRATIONS.resolve(d.folder()))).as(d.folder()).isEqualTo(h2);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void should_keep_one_statement_per_file_with_the_same_named_parameters(Dialect dialect) throws IOException {
+        for (String name : names(SQL.resolve("h2"))) {
+            String stem = name.replace(".sql", "");
+            String sql = dialect.sql(stem);
+            assertThat(sql).as(dialect + "/" + name).doesNotContain(";");
+            assertThat(parameters(sql)).as(dialect + "/" + name + " parameters")
+                    .isEqualTo(parameters(Dialect.H2.sql(stem)));
+        }
+    }
+
+    @Test
+    void should_use_only_tsql_forms_in_the_sql_server_statements() throws IOException {
+        for (String name : names(SQL.resolve("sqlserver"))) {
+            String sql = Dialect.SQLSERVER.sql(name.replace(".sql", "")).toUpperCase(Locale.ROOT);
+            assertThat(sql).as(name).doesNotContain("LIMIT ", "RETURNING", "FOR UPDATE", "SKIP LOCKED", "FINAL TABLE",
+                    "ILIKE", "::", "NOW()", "CURRENT_TIMESTAMP");
+        }
+        assertThat(Dialect.SQLSERVER.sql("list-anomalies")).contains("SELECT TOP (:limit)");
+    }
+
+    @Test
+    void should_guard_every_payment_transition_on_pending_in_every_dialect() {
+        for (Dialect d : Dialect.values()) {
+            for (String stmt : List.of("mark-order-paid", "mark-order-failed")) {
+                String sql = d.sql(stmt).replaceAll("\\s+", " ");
+                assertThat(sql).as(d + " " + stmt).startsWith("UPDATE orders SET")
+                        .containsPattern("WHERE order_number = :orderNumber AND payment_status = N?'Pending'$");
+            }
+        }
+    }
+
+    @Test
+    void should_allow_many_null_transaction_ids_with_a_filtered_unique_index_on_sql_server() throws IOException {
+        String ddl = Files.readString(MIGRATIONS.resolve("sqlserver/V1__orders.sql")).replaceAll("\\s+", " ");
+        // SQL Server's UNIQUE constraint admits one NULL: the rule must be a filtered unique index.
+        assertThat(ddl).contains("CREATE UNIQUE NONCLUSTERED INDEX ux_orders_payment_transaction_id ON orders "
+                + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
+        assertThat(ddl).doesNotContainPattern("payment_transaction_id NVARCHAR\\(128\\) [^,]*UNIQUE");
+        String pg = Files.readString(MIGRATIONS.resolve("postgresql/V1__orders.sql")).replaceAll("\\s+", " ");
+        assertThat(pg).contains("CREATE UNIQUE INDEX ux_orders_payment_transaction_id ON orders "
+                + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
+    }
+
+    @Test
+    void should_choose_the_dialect_from_the_url_without_echoing_it() {
+        assertThat(Dialect.fromUrl("jdbc:sqlserver://db:1433;databaseName=p")).isEqualTo(Dialect.SQLSERVER);
+        assertThat(Dialect.fromUrl("jdbc:postgresql://db/p")).isEqualTo(Dialect.POSTGRESQL);
+        assertThat(Dialect.fromUrl("JDBC:H2:mem:x")).isEqualTo(Dialect.H2);
+        assertThatThrownBy(() -> Dialect.fromUrl("jdbc:mysql://db/p?password=hunter2"))
+                .hasMessageContaining("jdbc:mysql:")
+                .hasMessageNotContaining("hunter2");
+    }
+
+    private static Set<String> parameters(String sql) {
+        Set<String> names = new TreeSet<>();
+        Matcher m = Pattern.compile("(?<!:):([A-Za-z]+)").matcher(sql);
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        return names;
+    }
+
+    private static Set<String> names(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).collect(Collectors.toCollection(TreeSet::new));
+        }
+    }
+}
