@@ -1,16 +1,18 @@
 -- Orders carry two state machines (CONTRACT §1): payment_status and sync_status.
 -- Every transition is one guarded UPDATE; these constraints make illegal states unrepresentable.
 -- Strings are NVARCHAR because mssql-jdbc sends string parameters as Unicode by default: NVARCHAR columns
--- avoid the implicit conversion that would turn index seeks into scans.
+-- avoid the implicit conversion that would turn index seeks into scans. Identifiers use a binary collation so
+-- that 'A-1' and 'a-1' are different orders (and transactions) as on PostgreSQL and H2, whatever the database's
+-- default (usually case-insensitive) collation is.
 CREATE TABLE orders (
     id                     BIGINT IDENTITY(1, 1) NOT NULL CONSTRAINT pk_orders PRIMARY KEY,
-    order_number           NVARCHAR(64)          NOT NULL,
+    order_number           NVARCHAR(64)  COLLATE Latin1_General_100_BIN2 NOT NULL,
     amount                 DECIMAL(19, 4)        NOT NULL,
     currency               NCHAR(3)              NOT NULL,
     payment_status         NVARCHAR(16)          NOT NULL CONSTRAINT df_orders_payment_status DEFAULT N'Pending',
     sync_status            NVARCHAR(16)          NOT NULL CONSTRAINT df_orders_sync_status DEFAULT N'Pending',
-    payment_transaction_id NVARCHAR(128)         NULL,
-    third_party_guid       NVARCHAR(128)         NULL,
+    payment_transaction_id NVARCHAR(128) COLLATE Latin1_General_100_BIN2 NULL,
+    third_party_guid       NVARCHAR(128) COLLATE Latin1_General_100_BIN2 NULL,
     created_at             DATETIMEOFFSET(6)     NOT NULL,
     paid_at                DATETIMEOFFSET(6)     NULL,
     sync_attempts          INT                   NOT NULL CONSTRAINT df_orders_sync_attempts DEFAULT 0,
@@ -36,14 +38,15 @@ CREATE UNIQUE NONCLUSTERED INDEX ux_orders_payment_transaction_id ON orders (pay
 CREATE NONCLUSTERED INDEX ix_orders_sync_due ON orders (payment_status, sync_status, next_attempt_at, id)
     WHERE sync_status IN (N'Pending', N'Processing');
 
--- The expiry job looks for old Pending payments.
-CREATE NONCLUSTERED INDEX ix_orders_payment_pending ON orders (created_at)
+-- The expiry job looks for old Pending payments (payment_status included so the filtered index also
+-- covers queries that read it).
+CREATE NONCLUSTERED INDEX ix_orders_payment_pending ON orders (created_at) INCLUDE (payment_status)
     WHERE payment_status = N'Pending';
 
 -- Append-only history of every transition, with its cause.
 CREATE TABLE order_transitions (
     id           BIGINT IDENTITY(1, 1) NOT NULL CONSTRAINT pk_order_transitions PRIMARY KEY,
-    order_number NVARCHAR(64)          NOT NULL,
+    order_number NVARCHAR(64) COLLATE Latin1_General_100_BIN2 NOT NULL,
     machine      NVARCHAR(16)          NOT NULL,
     from_status  NVARCHAR(16)          NULL,
     to_status    NVARCHAR(16)          NOT NULL,
@@ -67,9 +70,9 @@ GO
 CREATE TABLE anomalies (
     id             BIGINT IDENTITY(1, 1) NOT NULL CONSTRAINT pk_anomalies PRIMARY KEY,
     kind           NVARCHAR(32)          NOT NULL,
-    order_number   NVARCHAR(64)          NULL,
-    transaction_id NVARCHAR(128)         NULL,
-    webhook_id     NVARCHAR(256)         NULL,
+    order_number   NVARCHAR(64)  COLLATE Latin1_General_100_BIN2 NULL,
+    transaction_id NVARCHAR(128) COLLATE Latin1_General_100_BIN2 NULL,
+    webhook_id     NVARCHAR(256) COLLATE Latin1_General_100_BIN2 NULL,
     detail         NVARCHAR(1000)        NOT NULL,
     occurred_at    DATETIMEOFFSET(6)     NOT NULL
 );
@@ -78,7 +81,7 @@ CREATE NONCLUSTERED INDEX ix_anomalies_occurred ON anomalies (occurred_at, id);
 -- Camel's JDBC idempotent repository (JdbcMessageIdRepository), created here rather than by Camel at run time.
 CREATE TABLE CAMEL_MESSAGEPROCESSED (
     processorName NVARCHAR(255) NOT NULL,
-    messageId     NVARCHAR(100) NOT NULL,
+    messageId     NVARCHAR(100) COLLATE Latin1_General_100_BIN2 NOT NULL,
     createdAt     DATETIME2     NULL,
     CONSTRAINT pk_camel_messageprocessed PRIMARY KEY (processorName, messageId)
 );

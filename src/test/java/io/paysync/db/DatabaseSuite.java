@@ -105,6 +105,15 @@ public abstract class DatabaseSuite {
     }
 
     @Test
+    void should_treat_order_numbers_and_transaction_ids_as_case_sensitive() throws Exception {
+        assertThat(app.createOrder("case-1", "1.00", "EUR").status()).isEqualTo(201);
+        assertThat(app.createOrder("CASE-1", "1.00", "EUR").status()).isEqualTo(201);
+        assertThat(app.callback("case-1", "gw_case", "1.00", "EUR", null).outcome()).isEqualTo("paid");
+        assertThat(app.callback("CASE-1", "GW_CASE", "1.00", "EUR", null).outcome()).isEqualTo("paid");
+        assertThat(app.get("/api/orders/CASE-1").json().get("paymentTransactionId").asText()).isEqualTo("GW_CASE");
+    }
+
+    @Test
     void should_refuse_malformed_orders_and_store_nothing() throws Exception {
         String[] bodies = { "", "[]", "{}", "not json", "{\"orderNumber\":\"A-1\",\"amount\":\"10.00\"}",
                 "{\"orderNumber\":\"A-1\",\"amount\":\"10.001\",\"currency\":\"EUR\"}",

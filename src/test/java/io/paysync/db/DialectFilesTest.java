@@ -86,6 +86,9 @@ class DialectFilesTest {
         assertThat(ddl).contains("CREATE UNIQUE NONCLUSTERED INDEX ux_orders_payment_transaction_id ON orders "
                 + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
         assertThat(ddl).doesNotContainPattern("payment_transaction_id NVARCHAR\\(128\\) [^,]*UNIQUE");
+        // Identifiers compare exactly, as on PostgreSQL and H2, not by the database's case-insensitive default.
+        assertThat(ddl).contains("order_number NVARCHAR(64) COLLATE Latin1_General_100_BIN2 NOT NULL",
+                "payment_transaction_id NVARCHAR(128) COLLATE Latin1_General_100_BIN2 NULL");
         String pg = Files.readString(MIGRATIONS.resolve("postgresql/V1__orders.sql")).replaceAll("\\s+", " ");
         assertThat(pg).contains("CREATE UNIQUE INDEX ux_orders_payment_transaction_id ON orders "
                 + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");

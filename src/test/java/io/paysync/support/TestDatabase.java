@@ -8,7 +8,6 @@ import java.util.Locale;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A database for one test class: a private H2 in-memory database, a fresh PostgreSQL database created on the local
@@ -49,21 +48,16 @@ public abstract class TestDatabase implements AutoCloseable {
      * fails the suite; otherwise it is skipped with a message saying so.
      */
     public static TestDatabase postgres() {
-        String admin = env("PAYSYNC_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
-        String user = env("PAYSYNC_TEST_POSTGRES_USER", "postgres");
-        String password = env("PAYSYNC_TEST_POSTGRES_PASSWORD", "");
+        String admin = postgresAdminUrl();
+        String user = postgresUser();
+        String password = postgresPassword();
         String name = "paysync_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         try (Connection c = DriverManager.getConnection(admin, user, password); Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
-            String mode = postgresMode();
-            String message = "PostgreSQL suite SKIPPED: no PostgreSQL at " + admin + " as " + user + " ("
-                    + e.getMessage() + "). Start PostgreSQL or set PAYSYNC_TEST_POSTGRES_URL/_USER/_PASSWORD.";
-            if (mode.equals("required")) {
-                Assertions.fail("PostgreSQL is required (-Dpaysync.test.postgres=required) but " + message);
-            }
-            System.err.println("*** " + message);
-            Assumptions.abort(message);
+            // DatabaseAvailable skips the suite when PostgreSQL is optional; here it is required.
+            Assertions.fail("PostgreSQL is required (CI=true or -Dpaysync.test.postgres=required) but none answers at "
+                    + admin + " as " + user + ": " + e.getMessage());
         }
         int slash = admin.lastIndexOf('/');
         int query = admin.indexOf('?', slash);
@@ -79,15 +73,9 @@ public abstract class TestDatabase implements AutoCloseable {
         };
     }
 
-    /** The SQL Server given by PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD); skipped when it is not set. */
+    /** The SQL Server given by PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD). */
     public static TestDatabase sqlServer() {
         String url = System.getenv("PAYSYNC_TEST_SQLSERVER_URL");
-        if (url == null || url.isBlank()) {
-            String message = "SQL Server suite SKIPPED: set PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD) to an "
-                    + "empty SQL Server database to run the database suite against it.";
-            System.err.println("*** " + message);
-            Assumptions.abort(message);
-        }
         return new Fixed(url, env("PAYSYNC_TEST_SQLSERVER_USER", "sa"), env("PAYSYNC_TEST_SQLSERVER_PASSWORD", ""));
     }
 
@@ -101,6 +89,18 @@ public abstract class TestDatabase implements AutoCloseable {
             return configured.toLowerCase(Locale.ROOT);
         }
         return "true".equalsIgnoreCase(System.getenv("CI")) ? "required" : "auto";
+    }
+
+    static String postgresAdminUrl() {
+        return env("PAYSYNC_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/postgres");
+    }
+
+    static String postgresUser() {
+        return env("PAYSYNC_TEST_POSTGRES_USER", "postgres");
+    }
+
+    static String postgresPassword() {
+        return env("PAYSYNC_TEST_POSTGRES_PASSWORD", "");
     }
 
     private static String env(String name, String defaultValue) {
