@@ -40,12 +40,12 @@ public final class Paysync {
         String profile = activeProfile();
         main.configure().setProfile(profile);
         main.addInitialProperty("camel.main.profile", profile);
-        // First location wins. Files next to the jar beat the defaults built into it, and a profile file beats
-        // the general one, so an operator's ./application.properties can override anything the dev profile sets.
+        // First location wins, as in Spring Boot: a profile's file beats the general one, and for each a file next
+        // to the jar beats the copy built into it. (Environment and -D beat all of them.)
         main.setPropertyPlaceholderLocations(String.join(",",
                 "file:application-" + profile + ".properties;optional=true",
-                "file:application.properties;optional=true",
                 "classpath:application-" + profile + ".properties;optional=true",
+                "file:application.properties;optional=true",
                 "classpath:application.properties;optional=true"));
         // camel-main ignores environment variables ending in _PORT (it takes them for Kubernetes service links), yet
         // CAMEL_SERVER_PORT must win over the file like every other setting.

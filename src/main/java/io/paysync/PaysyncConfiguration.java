@@ -1,6 +1,7 @@
 package io.paysync;
 
 import java.time.Clock;
+import java.time.Duration;
 
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.AdminAuthenticator;
@@ -12,10 +13,18 @@ import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.PaymentCallbackHandler;
+import io.paysync.sync.PaymentExpiry;
+import io.paysync.sync.SyncClaims;
+import io.paysync.sync.SyncGate;
+import io.paysync.sync.SyncRepository;
+import io.paysync.sync.SyncSettings;
+import io.paysync.sync.ThirdPartySimulator;
+import io.paysync.sync.ThirdPartySync;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
 import org.apache.camel.health.HealthCheckRegistry;
+import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
@@ -36,7 +45,12 @@ public class PaysyncConfiguration implements CamelConfiguration {
         String profile = context.getPropertiesComponent().resolveProperty("camel.main.profile").orElse("dev");
         Settings settings = new Settings(context, profile);
         settings.checkRequired();
-        Clock clock = Clock.systemUTC();
+        SyncSettings syncSettings = SyncSettings.from(settings);
+        // Tests bind a controllable clock under this name; everything time-dependent reads it.
+        Clock clock = context.getRegistry().lookupByNameAndType("paysyncClock", Clock.class);
+        if (clock == null) {
+            clock = Clock.systemUTC();
+        }
 
         CallbackSignatureVerifier verifier = new CallbackSignatureVerifier(
                 settings.require(Settings.WEBHOOK_SECRET),
@@ -51,6 +65,13 @@ public class PaysyncConfiguration implements CamelConfiguration {
             }
         });
         OrderRepository orders = new OrderRepository(database, clock);
+        SyncRepository sync = new SyncRepository(database, clock);
+        // The routes pick their SQL files by dialect: sql:classpath:sql/{{paysync.db.dialect}}/...
+        context.getPropertiesComponent().addOverrideProperty("paysync.db.dialect", database.dialect().folder());
+
+        // The idempotent consumer's memory of sends whose outcome was never recorded (see ThirdPartySync).
+        JdbcMessageIdRepository sendKeys = new JdbcMessageIdRepository(database.dataSource(), "third-party-create");
+        sendKeys.setCreateTableIfNotExists(false);
 
         Registry registry = context.getRegistry();
         registry.bind("dataSource", database.dataSource());
@@ -58,7 +79,14 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderApi", new OrderApi(orders));
         registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders));
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
-        registry.bind("adminApi", new AdminApi(orders));
+        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys));
+        registry.bind("thirdPartySendKeys", sendKeys);
+        registry.bind("syncClaims", new SyncClaims(syncSettings, sync));
+        registry.bind("syncGate", new SyncGate(context));
+        registry.bind("thirdPartySync", new ThirdPartySync(syncSettings, sync, sendKeys));
+        registry.bind("paymentExpiry", new PaymentExpiry(sync,
+                Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
+        registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
 
         HealthCheckRegistry health = HealthCheckRegistry.get(context);

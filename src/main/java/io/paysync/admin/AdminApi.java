@@ -3,7 +3,14 @@ package io.paysync.admin;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.http.ApiException;
+import io.paysync.http.Json;
+import io.paysync.http.RequestChecks;
+import io.paysync.order.Order;
+import io.paysync.order.OrderApi;
+import io.paysync.sync.SyncRepository;
+import org.apache.camel.spi.IdempotentRepository;
 import io.paysync.http.ApiReply;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.OrderRepository.Counts;
@@ -16,9 +23,55 @@ public class AdminApi {
     static final int MAX_ANOMALY_LIMIT = 1000;
 
     private final OrderRepository orders;
+    private final SyncRepository sync;
+    private final IdempotentRepository sendKeys;
 
-    public AdminApi(OrderRepository orders) {
+    public AdminApi(OrderRepository orders, SyncRepository sync, IdempotentRepository sendKeys) {
         this.orders = orders;
+        this.sync = sync;
+        this.sendKeys = sendKeys;
+    }
+
+    /** {@code GET /api/admin/dead-letters}: order views whose SyncStatus is Failed. */
+    public ApiReply deadLetters(Exchange exchange) {
+        return ApiReply.ok(sync.deadLetters().stream().map(Order::view).toList());
+    }
+
+    /**
+     * {@code POST /api/admin/orders/{orderNumber}/retry-sync}: Failed -> Pending with a fresh series of attempts. The
+     * operator decides the order is safe to send again, so the in-doubt marker of earlier attempts is cleared.
+     */
+    public ApiReply retrySync(Exchange exchange) {
+        String orderNumber = orderNumber(exchange);
+        if (!sync.retryDeadLetter(orderNumber, "operator retry-sync")) {
+            throw notDeadLettered(orderNumber);
+        }
+        sendKeys.remove(orderNumber);
+        return new ApiReply(202, orders.find(orderNumber).orElseThrow().view());
+    }
+
+    /** {@code POST /api/admin/orders/{orderNumber}/resolve} with {@code {"thirdPartyGuid": "..."}}. */
+    public ApiReply resolve(Exchange exchange) {
+        String orderNumber = orderNumber(exchange);
+        RequestChecks.requireJson(exchange);
+        ObjectNode body = Json.readObject(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES));
+        String guid = OrderApi.text(body.get("thirdPartyGuid"), "thirdPartyGuid", 128);
+        if (!sync.resolveDeadLetter(orderNumber, guid, "operator resolve")) {
+            throw notDeadLettered(orderNumber);
+        }
+        return ApiReply.ok(orders.find(orderNumber).orElseThrow().view());
+    }
+
+    private String orderNumber(Exchange exchange) {
+        String orderNumber = exchange.getMessage().getHeader("orderNumber", String.class);
+        if (orderNumber == null || orders.find(orderNumber).isEmpty()) {
+            throw ApiException.unknownOrder(String.valueOf(orderNumber));
+        }
+        return orderNumber;
+    }
+
+    private static ApiException notDeadLettered(String orderNumber) {
+        return new ApiException(409, "not-dead-lettered", "Order " + orderNumber + " is not dead-lettered");
     }
 
     /** {@code GET /api/admin/stats}. */

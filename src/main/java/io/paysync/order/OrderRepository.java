@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -29,12 +30,14 @@ public class OrderRepository {
     private final Database db;
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate tx;
+    private final TransitionLog history;
     private final Clock clock;
 
     public OrderRepository(Database db, Clock clock) {
         this.db = db;
         this.jdbc = db.jdbc();
         this.tx = db.transactions();
+        this.history = new TransitionLog(db);
         this.clock = clock;
     }
 
@@ -144,14 +147,7 @@ public class OrderRepository {
 
     private void recordTransition(String orderNumber, String machine, String from, String to, String cause,
             String detail, Instant now) {
-        jdbc.update(db.sql("insert-transition"), new MapSqlParameterSource()
-                .addValue("orderNumber", orderNumber)
-                .addValue("machine", machine)
-                .addValue("fromStatus", from)
-                .addValue("toStatus", to)
-                .addValue("cause", truncate(cause, 300))
-                .addValue("detail", truncate(detail, 1000))
-                .addValue("now", utc(now)));
+        history.record(new TransitionLog.Entry(orderNumber, machine, from, to, cause, detail), now);
     }
 
     private int inTransaction(java.util.function.IntSupplier work) {
@@ -169,10 +165,11 @@ public class OrderRepository {
     }
 
     private static String truncate(String s, int max) {
-        return s == null || s.length() <= max ? s : s.substring(0, max);
+        return TransitionLog.truncate(s, max);
     }
 
-    private static Order mapOrder(ResultSet rs, int row) throws SQLException {
+    /** Maps a row with the columns of find-order.sql. */
+    public static Order mapOrder(ResultSet rs, int row) throws SQLException {
         return new Order(
                 rs.getLong("id"),
                 rs.getString("order_number"),

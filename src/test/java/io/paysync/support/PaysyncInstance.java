@@ -68,6 +68,9 @@ public final class PaysyncInstance implements AutoCloseable {
         props.put("paysync.gateway.webhook-secret", SECRET + " " + OLD_SECRET);
         props.put("paysync.admin.token", ADMIN_TOKEN);
         props.put("paysync.third-party.url", "http://127.0.0.1:9/unused");
+        // The timers are off unless a test turns them on: the callback suite asserts exact rows.
+        props.put("paysync.sync.enabled", "false");
+        props.put("paysync.payment.expiry-enabled", "false");
         props.putAll(extra);
         props.forEach(main::addOverrideProperty);
         main.start();

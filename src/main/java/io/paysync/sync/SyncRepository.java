@@ -1,0 +1,141 @@
+package io.paysync.sync;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+
+import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
+import io.paysync.db.TransitionLog.Entry;
+import io.paysync.order.Order;
+import io.paysync.order.OrderRepository;
+import io.paysync.order.SyncStatus;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
+/**
+ * Every sync outcome is one UPDATE that matches the claim token (fencing): a worker that lost its lease changes
+ * nothing, and the zero row count is returned so the caller logs it instead of taking it as success.
+ */
+public class SyncRepository {
+
+    private final Database db;
+    private final TransitionLog history;
+    private final Clock clock;
+
+    public SyncRepository(Database db, Clock clock) {
+        this.db = db;
+        this.history = new TransitionLog(db);
+        this.clock = clock;
+    }
+
+    public Instant now() {
+        return clock.instant();
+    }
+
+    /** Records the Pending -> Processing transitions of a claimed batch (one batched statement). */
+    public void recordClaims(List<ClaimedOrder> claimed, String workerId) {
+        history.recordAll(claimed.stream()
+                .map(o -> new Entry(o.orderNumber(), "sync", SyncStatus.Pending.name(), SyncStatus.Processing.name(),
+                        "claim " + o.claimToken() + " by " + workerId, "attempt " + o.attempts()))
+                .toList(), now());
+    }
+
+    public boolean complete(ClaimedOrder o, String guid, String workerId) {
+        return fenced(o, "complete-sync", SyncStatus.Completed, workerId, "third-party id " + guid,
+                new MapSqlParameterSource("guid", guid));
+    }
+
+    public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId) {
+        return fenced(o, "reschedule-sync", SyncStatus.Pending, workerId, error,
+                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)).addValue("error", error));
+    }
+
+    public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId) {
+        return fenced(o, "release-claim", SyncStatus.Pending, workerId, reason,
+                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)));
+    }
+
+    public boolean deadLetter(ClaimedOrder o, String error, String workerId) {
+        return fenced(o, "dead-letter-sync", SyncStatus.Failed, workerId, error,
+                new MapSqlParameterSource("error", error));
+    }
+
+    private boolean fenced(ClaimedOrder o, String statement, SyncStatus to, String workerId, String detail,
+            MapSqlParameterSource params) {
+        Instant now = now();
+        params.addValue("id", o.id()).addValue("claimToken", o.claimToken()).addValue("now", utc(now));
+        if (params.hasValue("error")) {
+            params.addValue("error", TransitionLog.truncate((String) params.getValue("error"), 1000));
+        }
+        Boolean moved = db.transactions().execute(status -> {
+            int rows = db.jdbc().update(db.sql(statement), params);
+            if (rows == 1) {
+                history.record(new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(),
+                        "claim " + o.claimToken() + " by " + workerId, detail), now);
+            }
+            return rows == 1;
+        });
+        return Boolean.TRUE.equals(moved);
+    }
+
+    // ----- Operator actions -----
+
+    public List<Order> deadLetters() {
+        return db.jdbc().query(db.sql("list-dead-letters"), Map.of(), OrderRepository::mapOrder);
+    }
+
+    /** Failed -> Pending; returns false when the order is not dead-lettered. */
+    public boolean retryDeadLetter(String orderNumber, String cause) {
+        return operator("retry-dead-letter", orderNumber, SyncStatus.Pending, cause, "operator retry",
+                new MapSqlParameterSource());
+    }
+
+    /** Failed -> Completed with the id the operator found; returns false when the order is not dead-lettered. */
+    public boolean resolveDeadLetter(String orderNumber, String guid, String cause) {
+        return operator("resolve-dead-letter", orderNumber, SyncStatus.Completed, cause,
+                "resolved by operator with third-party id " + guid, new MapSqlParameterSource("guid", guid));
+    }
+
+    private boolean operator(String statement, String orderNumber, SyncStatus to, String cause, String detail,
+            MapSqlParameterSource params) {
+        Instant now = now();
+        params.addValue("orderNumber", orderNumber).addValue("now", utc(now));
+        Boolean moved = db.transactions().execute(status -> {
+            int rows = db.jdbc().update(db.sql(statement), params);
+            if (rows == 1) {
+                history.record(new Entry(orderNumber, "sync", SyncStatus.Failed.name(), to.name(), cause, detail),
+                        now);
+            }
+            return rows == 1;
+        });
+        return Boolean.TRUE.equals(moved);
+    }
+
+    // ----- Expiry -----
+
+    public List<String> expirable(Instant cutoff, int limit) {
+        return db.jdbc().queryForList(db.sql("find-expirable-orders"),
+                new MapSqlParameterSource("cutoff", utc(cutoff)).addValue("limit", limit), String.class);
+    }
+
+    /** Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. */
+    public boolean expire(String orderNumber, Instant cutoff) {
+        Instant now = now();
+        Boolean moved = db.transactions().execute(status -> {
+            int rows = db.jdbc().update(db.sql("expire-order"),
+                    new MapSqlParameterSource("orderNumber", orderNumber).addValue("cutoff", utc(cutoff)));
+            if (rows == 1) {
+                history.record(new Entry(orderNumber, "payment", "Pending", "Expired", "expiry",
+                        "no final payment before " + cutoff), now);
+            }
+            return rows == 1;
+        });
+        return Boolean.TRUE.equals(moved);
+    }
+
+    static java.time.OffsetDateTime utc(Instant t) {
+        return t == null ? null : t.atOffset(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,89 @@
+package io.paysync.sync;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+
+/** Sync worker tuning (paysync.sync.*, paysync.third-party.*), checked for consistency at start. */
+public record SyncSettings(
+        boolean enabled,
+        long periodMs,
+        int batchSize,
+        Duration lease,
+        int maxAttempts,
+        Duration backoffBase,
+        Duration backoffMax,
+        boolean includeFinalFailures,
+        int inProcessRetries,
+        long inProcessRetryDelayMs,
+        String thirdPartyUrl,
+        int connectTimeoutMs,
+        int responseTimeoutMs,
+        boolean idempotentCreate,
+        boolean lookupEnabled,
+        Duration breakerOpenPause,
+        String workerId) {
+
+    /** SQL Server escalates to a table lock at 5,000 locks in one statement: stay far below. */
+    public static final int MAX_BATCH_SIZE = 1000;
+
+    public static SyncSettings from(Settings s) {
+        SyncSettings settings = new SyncSettings(
+                Boolean.parseBoolean(s.getOrDefault("paysync.sync.enabled", "true")),
+                s.getInt("paysync.sync.period-ms", 2000, 10, 3_600_000),
+                s.getInt("paysync.sync.batch-size", 50, 1, MAX_BATCH_SIZE),
+                Duration.ofSeconds(s.getInt("paysync.sync.lease-seconds", 120, 1, 86_400)),
+                s.getInt("paysync.sync.max-attempts", 10, 1, 1000),
+                Duration.ofMillis(s.getInt("paysync.sync.backoff-base-ms", 5000, 1, 86_400_000)),
+                Duration.ofMillis(s.getInt("paysync.sync.backoff-max-ms", 900_000, 1, 86_400_000)),
+                Boolean.parseBoolean(s.getOrDefault("paysync.sync.include-final-failures", "false")),
+                s.getInt("paysync.sync.in-process-retries", 2, 0, 10),
+                s.getInt("paysync.sync.in-process-retry-delay-ms", 200, 0, 60_000),
+                s.require(Settings.THIRD_PARTY_URL).replaceAll("/+$", ""),
+                s.getInt("paysync.third-party.connect-timeout-ms", 2000, 1, 600_000),
+                s.getInt("paysync.third-party.response-timeout-ms", 10_000, 1, 600_000),
+                Boolean.parseBoolean(s.getOrDefault("paysync.third-party.idempotent-create", "true")),
+                Boolean.parseBoolean(s.getOrDefault("paysync.third-party.lookup-enabled", "false")),
+                Duration.ofSeconds(s.getInt("camel.resilience4j.waitDurationInOpenState", 60, 1, 86_400)),
+                s.getOrDefault("paysync.sync.worker-id", defaultWorkerId()));
+        settings.check();
+        return settings;
+    }
+
+    /**
+     * A worker must finish every call it makes within its lease, or another worker could take the order over while
+     * the first is still talking to the third party.
+     */
+    void check() {
+        List<String> problems = new ArrayList<>();
+        long worstCaseMs = (long) (inProcessRetries + 1) * (connectTimeoutMs + responseTimeoutMs)
+                + (long) inProcessRetries * inProcessRetryDelayMs * 4;
+        if (worstCaseMs >= lease.toMillis()) {
+            problems.add("paysync.sync.lease-seconds (" + lease.toSeconds() + " s) must exceed the longest a worker "
+                    + "can spend on one order: (paysync.sync.in-process-retries + 1) x (connect + response timeout)"
+                    + " plus retry delays = " + worstCaseMs + " ms");
+        }
+        if (backoffMax.compareTo(backoffBase) < 0) {
+            problems.add("paysync.sync.backoff-max-ms must be at least paysync.sync.backoff-base-ms");
+        }
+        if (!thirdPartyUrl.startsWith("http://") && !thirdPartyUrl.startsWith("https://")) {
+            problems.add("paysync.third-party.url must be an http:// or https:// URL");
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSettingsException(problems);
+        }
+    }
+
+    private static String defaultWorkerId() {
+        String host;
+        try {
+            host = java.net.InetAddress.getLocalHost().getHostName();
+        } catch (Exception e) {
+            host = "unknown-host";
+        }
+        return host + ":" + ProcessHandle.current().pid();
+    }
+}

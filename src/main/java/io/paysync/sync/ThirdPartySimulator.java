@@ -1,0 +1,44 @@
+package io.paysync.sync;
+
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.http.ApiReply;
+import io.paysync.http.Json;
+import org.apache.camel.Exchange;
+
+/**
+ * The dev profile's stand-in for the third party (CONTRACT §4): an idempotent create keyed by Idempotency-Key and a
+ * lookup by order number. In memory: records vanish with the process.
+ */
+public class ThirdPartySimulator {
+
+    private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
+    private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();
+
+    /** {@code POST /simulator/records}: 201 with a new id, or 200 with the same id for a repeated key. */
+    public ApiReply create(Exchange exchange) {
+        String key = exchange.getMessage().getHeader("Idempotency-Key", String.class);
+        JsonNode body = Json.readObject(exchange.getMessage().getBody(byte[].class));
+        String orderNumber = body.path("orderNumber").asText("");
+        if (key == null || key.isBlank() || orderNumber.isBlank()) {
+            return new ApiReply(400, Map.of("error", "Idempotency-Key and orderNumber are required"));
+        }
+        boolean[] created = { false };
+        String id = idsByKey.computeIfAbsent(key, k -> {
+            created[0] = true;
+            return UUID.randomUUID().toString();
+        });
+        idsByOrder.putIfAbsent(orderNumber, id);
+        return new ApiReply(created[0] ? 201 : 200, Map.of("id", id));
+    }
+
+    /** {@code GET /simulator/records?orderNumber=n}: 200 with the id, or 404. */
+    public ApiReply lookup(Exchange exchange) {
+        String orderNumber = exchange.getMessage().getHeader("orderNumber", String.class);
+        String id = orderNumber == null ? null : idsByOrder.get(orderNumber);
+        return id == null ? new ApiReply(404, Map.of("error", "no record")) : ApiReply.ok(Map.of("id", id));
+    }
+}

@@ -1,0 +1,9 @@
+-- Processing -> Pending after a retryable failure, due again at :nextAttemptAt. Fenced by the claim token.
+UPDATE orders
+SET sync_status = 'Pending',
+    next_attempt_at = :nextAttemptAt,
+    last_sync_error = :error,
+    lease_until = NULL
+WHERE id = :id
+  AND claim_token = :claimToken
+  AND sync_status = 'Processing'

@@ -1,0 +1,21 @@
+-- Atomically claims up to :#batchSize due orders for this worker (run by camel-sql; :#name reads a header).
+-- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
+-- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
+-- SKIP LOCKED: concurrent workers never wait for each other and never get the same row.
+UPDATE orders
+SET sync_status = 'Processing',
+    claim_token = :#claimToken,
+    lease_until = :#leaseUntil,
+    sync_attempts = sync_attempts + 1
+WHERE id IN (
+    SELECT id
+    FROM orders
+    WHERE ((sync_status = 'Pending' AND (next_attempt_at IS NULL OR next_attempt_at <= :#now))
+           OR (sync_status = 'Processing' AND lease_until < :#now))
+      AND (payment_status = 'Paid'
+           OR (:#includeFinalFailures = 1 AND payment_status IN ('Failed', 'Expired')))
+    ORDER BY id
+    LIMIT :#batchSize
+    FOR UPDATE SKIP LOCKED)
+RETURNING id, order_number, amount, currency, payment_status, payment_transaction_id, paid_at, claim_token,
+          sync_attempts

@@ -1,0 +1,7 @@
+-- Candidates for expiry, oldest first; each is then expired by its own guarded statement.
+SELECT order_number
+FROM orders
+WHERE payment_status = 'Pending'
+  AND created_at < :cutoff
+ORDER BY created_at
+LIMIT :limit
