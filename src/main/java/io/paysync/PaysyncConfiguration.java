@@ -13,6 +13,7 @@ import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.PaymentCallbackHandler;
+import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.PaymentExpiry;
 import io.paysync.sync.SyncClaims;
 import io.paysync.sync.SyncGate;
@@ -81,8 +82,10 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
         registry.bind("adminApi", new AdminApi(orders, sync, sendKeys));
         registry.bind("thirdPartySendKeys", sendKeys);
+        registry.bind("syncRepository", sync);
         registry.bind("syncClaims", new SyncClaims(syncSettings, sync));
         registry.bind("syncGate", new SyncGate(context));
+        registry.bind("noHiddenRetries", new NoHiddenRetries());
         registry.bind("thirdPartySync", new ThirdPartySync(syncSettings, sync, sendKeys));
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));

@@ -81,6 +81,46 @@ public final class PaysyncInstance implements AutoCloseable {
         return database;
     }
 
+    public <T> T bean(String name, Class<T> type) {
+        return main.getCamelContext().getRegistry().lookupByNameAndType(name, type);
+    }
+
+    public org.apache.camel.CamelContext camelContext() {
+        return main.getCamelContext();
+    }
+
+    /** Inserts orders that are already Paid (as if their callbacks had arrived), in one batch. */
+    public void insertPaidOrders(String prefix, int count) throws SQLException {
+        try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
+                        + "payment_transaction_id, created_at, paid_at) VALUES (?, 10.00, 'EUR', 'Paid', 'Pending', 0, ?, ?, ?)")) {
+            java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+            for (int i = 0; i < count; i++) {
+                ps.setString(1, prefix + i);
+                ps.setString(2, "gw_" + prefix + i);
+                ps.setObject(3, now);
+                ps.setObject(4, now);
+                ps.addBatch();
+            }
+            ps.executeBatch();
+        }
+    }
+
+    /** One column of one order, as a string (null if absent). */
+    public String column(String orderNumber, String column) throws SQLException {
+        try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "SELECT " + column + " FROM orders WHERE order_number = ?")) {
+            ps.setString(1, orderNumber);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return null;
+                }
+                Object v = rs.getObject(1);
+                return v == null ? null : v.toString().trim();
+            }
+        }
+    }
+
     // ----- HTTP -----
 
     public Response get(String path, String... headers) throws IOException, InterruptedException {

@@ -1,0 +1,245 @@
+package io.paysync.support;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+
+/**
+ * A real HTTP server standing in for the third party (CONTRACT §4): idempotent create keyed by Idempotency-Key,
+ * lookup by order number, a log of every request, and faults injected per request from a script.
+ */
+public final class ThirdPartyStub implements AutoCloseable {
+
+    /** What the stub does with one request. */
+    public enum Fault {
+        /** Create (or find) the record and answer 201/200 with its id. */
+        NONE,
+        /** Answer with a status and no record (the status is in {@link Step#status}). */
+        STATUS,
+        /** Create the record, then close the connection without an answer: the response is lost. */
+        CREATE_THEN_DROP,
+        /** Create the record, then answer only after {@link Step#delayMs}: the caller times out. */
+        CREATE_THEN_HANG,
+        /** Answer 200 with a body that is not JSON (no record). */
+        NON_JSON,
+        /** Answer 201 with JSON that has no id (no record). */
+        NO_ID
+    }
+
+    public record Step(Fault fault, int status, long delayMs, String retryAfter) {
+        public static Step ok() {
+            return new Step(Fault.NONE, 0, 0, null);
+        }
+
+        public static Step status(int status) {
+            return new Step(Fault.STATUS, status, 0, null);
+        }
+
+        public static Step status(int status, String retryAfter) {
+            return new Step(Fault.STATUS, status, 0, retryAfter);
+        }
+
+        public static Step of(Fault fault) {
+            return new Step(fault, 0, 0, null);
+        }
+
+        public static Step hang(long delayMs) {
+            return new Step(Fault.CREATE_THEN_HANG, 0, delayMs, null);
+        }
+    }
+
+    public record Request(String method, String orderNumber, String idempotencyKey, String body, long atNanos) {
+    }
+
+    private static final Pattern ORDER_NUMBER = Pattern.compile("\"orderNumber\"\\s*:\\s*\"([^\"]*)\"");
+
+    private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
+    private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> createdPerOrder = new ConcurrentHashMap<>();
+    private final List<Request> requests = new CopyOnWriteArrayList<>();
+    private final Map<String, Deque<Step>> scriptPerOrder = new ConcurrentHashMap<>();
+    private volatile Step always;
+    private final CountDownLatch released = new CountDownLatch(1);
+    private final int port;
+    private HttpServer server;
+
+    private ThirdPartyStub(int port) {
+        this.port = port;
+    }
+
+    public static ThirdPartyStub start() throws IOException {
+        ThirdPartyStub stub = new ThirdPartyStub(PaysyncInstance.freePort());
+        stub.listen();
+        return stub;
+    }
+
+    private void listen() throws IOException {
+        server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 200);
+        server.createContext("/records", this::handle);
+        server.setExecutor(Executors.newCachedThreadPool());
+        server.start();
+    }
+
+    /** Stops listening: connections are refused until {@link #resume()}. */
+    public void refuseConnections() {
+        server.stop(0);
+    }
+
+    public void resume() throws IOException {
+        listen();
+    }
+
+    public String url() {
+        return "http://127.0.0.1:" + port;
+    }
+
+    /** The next requests about this order meet these steps, in order; after them, {@link Fault#NONE}. */
+    public ThirdPartyStub script(String orderNumber, Step... steps) {
+        scriptPerOrder.computeIfAbsent(orderNumber, k -> new ConcurrentLinkedDeque<>()).addAll(List.of(steps));
+        return this;
+    }
+
+    /** Every request meets this step (null: back to normal). */
+    public void always(Step step) {
+        this.always = step;
+    }
+
+    /** Lets hanging requests answer now. */
+    public void releaseHanging() {
+        released.countDown();
+    }
+
+    public List<Request> requests() {
+        return new ArrayList<>(requests);
+    }
+
+    public long requestsFor(String orderNumber) {
+        return requests.stream().filter(r -> orderNumber.equals(r.orderNumber())).count();
+    }
+
+    /** How many records were really created for the order (at most one if Paysync is right). */
+    public int recordsFor(String orderNumber) {
+        AtomicInteger n = createdPerOrder.get(orderNumber);
+        return n == null ? 0 : n.get();
+    }
+
+    public int totalRecords() {
+        return createdPerOrder.values().stream().mapToInt(AtomicInteger::get).sum();
+    }
+
+    public Map<String, AtomicInteger> recordsPerOrder() {
+        return createdPerOrder;
+    }
+
+    public String idFor(String orderNumber) {
+        return idsByOrder.get(orderNumber);
+    }
+
+    private void handle(HttpExchange ex) throws IOException {
+        try (ex) {
+            String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            String method = ex.getRequestMethod();
+            String key = ex.getRequestHeaders().getFirst("Idempotency-Key");
+            String orderNumber;
+            if ("GET".equals(method)) {
+                String q = ex.getRequestURI().getRawQuery();
+                orderNumber = q != null && q.startsWith("orderNumber=")
+                        ? java.net.URLDecoder.decode(q.substring(12), StandardCharsets.UTF_8) : null;
+            } else {
+                Matcher m = ORDER_NUMBER.matcher(body);
+                orderNumber = m.find() ? m.group(1) : null;
+            }
+            requests.add(new Request(method, orderNumber, key, body, System.nanoTime()));
+            if ("GET".equals(method)) {
+                String id = orderNumber == null ? null : idsByOrder.get(orderNumber);
+                respond(ex, id == null ? 404 : 200, id == null ? "{\"error\":\"no record\"}" : "{\"id\":\"" + id + "\"}",
+                        null);
+                return;
+            }
+            if (key == null || orderNumber == null || !key.equals(orderNumber)) {
+                respond(ex, 400, "{\"error\":\"Idempotency-Key must be the order number\"}", null);
+                return;
+            }
+            Step step = always;
+            if (step == null) {
+                Deque<Step> script = scriptPerOrder.get(orderNumber);
+                step = script == null ? null : script.poll();
+            }
+            if (step == null) {
+                step = Step.ok();
+            }
+            switch (step.fault()) {
+                case STATUS -> respond(ex, step.status(), "{\"error\":\"injected " + step.status() + "\"}",
+                        step.retryAfter());
+                case NON_JSON -> respond(ex, 200, "<html>created?</html>", null);
+                case NO_ID -> respond(ex, 201, "{\"status\":\"ok\"}", null);
+                case CREATE_THEN_DROP -> create(key, orderNumber); // closing without headers: the client gets no answer
+                case CREATE_THEN_HANG -> {
+                    Created c = create(key, orderNumber);
+                    try {
+                        released.await(step.delayMs(), TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    respond(ex, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null);
+                }
+                case NONE -> {
+                    Created c = create(key, orderNumber);
+                    respond(ex, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null);
+                }
+            }
+        } catch (IOException e) {
+            // The client went away (timed out or was killed): nothing to answer.
+        }
+    }
+
+    private record Created(String id, boolean created) {
+    }
+
+    private Created create(String key, String orderNumber) {
+        boolean[] created = { false };
+        String id = idsByKey.computeIfAbsent(key, k -> {
+            created[0] = true;
+            createdPerOrder.computeIfAbsent(orderNumber, o -> new AtomicInteger()).incrementAndGet();
+            return UUID.randomUUID().toString();
+        });
+        idsByOrder.putIfAbsent(orderNumber, id);
+        return new Created(id, created[0]);
+    }
+
+    private static void respond(HttpExchange ex, int status, String body, String retryAfter) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        if (retryAfter != null) {
+            ex.getResponseHeaders().set("Retry-After", retryAfter);
+        }
+        ex.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = ex.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        released.countDown();
+        server.stop(0);
+    }
+}

@@ -1,0 +1,365 @@
+package io.paysync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Step;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The sync to the third party against a real HTTP server standing in for it, one subclass per database. Each test
+ * starts its own runtime(s) with fast timers; the stub records every request and injects faults.
+ */
+public abstract class SyncSuite {
+
+    protected TestDatabase database;
+    protected ThirdPartyStub stub;
+    protected final List<PaysyncInstance> instances = new ArrayList<>();
+
+    protected abstract TestDatabase createDatabase() throws Exception;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = createDatabase();
+        stub = ThirdPartyStub.start();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (PaysyncInstance i : instances) {
+            i.close();
+        }
+        stub.close();
+        database.close();
+    }
+
+    /** A worker with fast timers; extra settings override. */
+    protected PaysyncInstance worker(Map<String, String> extra) throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put("paysync.sync.enabled", "true");
+        props.put("paysync.third-party.url", stub.url());
+        props.put("paysync.sync.period-ms", "50");
+        props.put("paysync.sync.batch-size", "50");
+        props.put("paysync.sync.lease-seconds", "5");
+        props.put("paysync.sync.max-attempts", "5");
+        props.put("paysync.sync.backoff-base-ms", "50");
+        props.put("paysync.sync.backoff-max-ms", "200");
+        props.put("paysync.sync.in-process-retries", "1");
+        props.put("paysync.sync.in-process-retry-delay-ms", "10");
+        props.put("paysync.third-party.connect-timeout-ms", "500");
+        props.put("paysync.third-party.response-timeout-ms", "1000");
+        props.put("camel.resilience4j.minimumNumberOfCalls", "1000");
+        props.put("camel.resilience4j.slidingWindowSize", "1000");
+        props.put("camel.resilience4j.waitDurationInOpenState", "1");
+        props.putAll(extra);
+        PaysyncInstance instance = PaysyncInstance.start(database, props);
+        instances.add(instance);
+        return instance;
+    }
+
+    protected PaysyncInstance worker() throws Exception {
+        return worker(Map.of());
+    }
+
+    protected void awaitSyncStatus(PaysyncInstance app, String orderNumber, String status) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(app.column(orderNumber, "sync_status")).isEqualTo(status));
+    }
+
+    private void paidOrder(PaysyncInstance app, String orderNumber) throws Exception {
+        assertThat(app.createOrder(orderNumber, "10.00", "EUR").status()).isEqualTo(201);
+        assertThat(app.callback(orderNumber, "gw_" + orderNumber, "10.00", "EUR", "succeeded").outcome())
+                .isEqualTo("paid");
+    }
+
+    // ----- Nothing early, once after the callback -----
+
+    @Test
+    void should_send_nothing_while_the_payment_is_pending_and_once_after_the_callback() throws Exception {
+        PaysyncInstance app = worker();
+        app.createOrder("EARLY-1", "10.00", "EUR");
+        app.createOrder("FAILED-1", "10.00", "EUR");
+        app.callback("FAILED-1", "gw_f", "10.00", "EUR", "failed");
+
+        // Dozens of timer rounds (every 50 ms) while the payment is pending or failed: nothing may be sent.
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+                .until(() -> stub.requests().isEmpty());
+        assertThat(app.column("EARLY-1", "sync_status")).isEqualTo("Pending");
+        assertThat(app.column("EARLY-1", "sync_attempts")).isEqualTo("0");
+
+        app.callback("EARLY-1", "gw_early", "10.00", "EUR", "succeeded");
+        awaitSyncStatus(app, "EARLY-1", "Completed");
+
+        assertThat(stub.requestsFor("EARLY-1")).isEqualTo(1);
+        assertThat(app.column("EARLY-1", "third_party_guid")).isEqualTo(stub.idFor("EARLY-1"));
+        JsonNode sent = PaysyncInstance.JSON.readTree(stub.requests().get(0).body());
+        assertThat(sent.get("paid").asBoolean()).isTrue();
+        assertThat(sent.get("transactionId").asText()).isEqualTo("gw_early");
+        assertThat(sent.get("amount").asText()).isEqualTo("10.00");
+        assertThat(stub.requestsFor("FAILED-1")).isZero();
+        JsonNode view = app.get("/api/orders/EARLY-1").json();
+        assertThat(view.get("syncStatus").asText()).isEqualTo("Completed");
+        assertThat(view.get("thirdPartyGuid").asText()).isEqualTo(stub.idFor("EARLY-1"));
+        assertThat(view.get("syncedAt").isNull()).isFalse();
+    }
+
+    @Test
+    void should_send_final_failures_as_unpaid_only_when_configured() throws Exception {
+        PaysyncInstance app = worker(Map.of("paysync.sync.include-final-failures", "true"));
+        app.createOrder("FAIL-1", "10.00", "EUR");
+        app.createOrder("PENDING-1", "10.00", "EUR");
+        app.callback("FAIL-1", "gw_f", "10.00", "EUR", "failed");
+
+        awaitSyncStatus(app, "FAIL-1", "Completed");
+        JsonNode sent = PaysyncInstance.JSON.readTree(stub.requests().get(0).body());
+        assertThat(sent.get("paid").asBoolean()).isFalse();
+        assertThat(sent.get("paymentStatus").asText()).isEqualTo("Failed");
+        assertThat(stub.requestsFor("PENDING-1")).isZero();
+    }
+
+    // ----- Many workers -----
+
+    @Test
+    void should_send_each_of_2000_orders_exactly_once_with_three_workers() throws Exception {
+        PaysyncInstance a = worker();
+        worker();
+        worker();
+        a.insertPaidOrders("BULK-", 2000);
+
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+                .until(() -> a.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 2000);
+
+        assertThat(stub.requests()).hasSize(2000);
+        for (int i = 0; i < 2000; i++) {
+            assertThat(stub.requestsFor("BULK-" + i)).as("BULK-" + i).isEqualTo(1);
+        }
+        assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND to_status = 'Processing'"))
+                .as("claims").isEqualTo(2000);
+        assertThat(a.count("SELECT COUNT(DISTINCT cause) FROM order_transitions WHERE to_status = 'Processing'"))
+                .as("claims made by several workers").isGreaterThan(1);
+        assertThat(a.count("SELECT COUNT(*) FROM orders WHERE third_party_guid IS NULL")).isZero();
+    }
+
+    // ----- In doubt -----
+
+    @Test
+    void should_resend_with_the_same_key_and_store_the_same_guid_when_the_response_was_lost() throws Exception {
+        stub.script("LOST-1", Step.of(Fault.CREATE_THEN_DROP), Step.of(Fault.CREATE_THEN_DROP));
+        stub.script("SLOW-1", Step.hang(3000), Step.hang(3000));
+        PaysyncInstance app = worker();
+        paidOrder(app, "LOST-1");
+        paidOrder(app, "SLOW-1");
+
+        awaitSyncStatus(app, "LOST-1", "Completed");
+        awaitSyncStatus(app, "SLOW-1", "Completed");
+
+        for (String order : List.of("LOST-1", "SLOW-1")) {
+            assertThat(stub.requestsFor(order)).as(order).isGreaterThanOrEqualTo(3);
+            assertThat(stub.requests().stream().filter(r -> order.equals(r.orderNumber()))
+                    .map(ThirdPartyStub.Request::idempotencyKey).distinct().toList()).containsExactly(order);
+            assertThat(stub.recordsFor(order)).isEqualTo(1);
+            assertThat(app.column(order, "third_party_guid")).isEqualTo(stub.idFor(order));
+        }
+    }
+
+    @Test
+    void should_look_up_instead_of_resending_when_the_third_party_has_no_idempotent_create() throws Exception {
+        stub.script("LOOKUP-1", Step.of(Fault.CREATE_THEN_DROP), Step.of(Fault.CREATE_THEN_DROP));
+        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
+                "paysync.third-party.lookup-enabled", "true", "paysync.sync.in-process-retries", "1"));
+        paidOrder(app, "LOOKUP-1");
+
+        awaitSyncStatus(app, "LOOKUP-1", "Completed");
+
+        List<ThirdPartyStub.Request> mine = stub.requests().stream()
+                .filter(r -> "LOOKUP-1".equals(r.orderNumber())).toList();
+        // The in-process retry happens inside the first attempt; after it, a lookup and no further POST.
+        assertThat(mine).extracting(ThirdPartyStub.Request::method).containsExactly("POST", "POST", "GET");
+        assertThat(app.column("LOOKUP-1", "third_party_guid")).isEqualTo(stub.idFor("LOOKUP-1"));
+    }
+
+    @Test
+    void should_dead_letter_an_in_doubt_order_when_it_can_neither_resend_nor_look_up() throws Exception {
+        stub.script("DOUBT-1", Step.of(Fault.CREATE_THEN_DROP), Step.of(Fault.CREATE_THEN_DROP));
+        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
+                "paysync.third-party.lookup-enabled", "false"));
+        paidOrder(app, "DOUBT-1");
+
+        awaitSyncStatus(app, "DOUBT-1", "Failed");
+
+        assertThat(stub.requestsFor("DOUBT-1")).as("no blind resend after the in-doubt attempt").isEqualTo(2);
+        assertThat(app.column("DOUBT-1", "last_sync_error")).contains("in doubt");
+    }
+
+    // ----- Third-party faults -----
+
+    @Test
+    void should_retry_every_retryable_fault_with_backoff_then_complete() throws Exception {
+        Map<String, Step[]> faults = new java.util.LinkedHashMap<>();
+        faults.put("F-408", new Step[] { Step.status(408), Step.status(408) });
+        faults.put("F-429", new Step[] { Step.status(429, "1"), Step.status(429, "1") });
+        faults.put("F-500", new Step[] { Step.status(500), Step.status(500) });
+        faults.put("F-503", new Step[] { Step.status(503), Step.status(503) });
+        faults.put("F-TIMEOUT", new Step[] { Step.hang(2500), Step.hang(2500) });
+        faults.put("F-NONJSON", new Step[] { Step.of(Fault.NON_JSON), Step.of(Fault.NON_JSON) });
+        faults.put("F-NOID", new Step[] { Step.of(Fault.NO_ID), Step.of(Fault.NO_ID) });
+        faults.forEach(stub::script);
+        PaysyncInstance app = worker();
+        for (String order : faults.keySet()) {
+            paidOrder(app, order);
+        }
+
+        for (String order : faults.keySet()) {
+            awaitSyncStatus(app, order, "Completed");
+            assertThat(app.column(order, "sync_attempts")).as(order).isEqualTo("2");
+            assertThat(app.column(order, "third_party_guid")).as(order).isEqualTo(stub.idFor(order));
+            assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
+            assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order
+                    + "' AND from_status = 'Processing' AND to_status = 'Pending'")).as(order + " rescheduled")
+                    .isEqualTo(1);
+        }
+        // Retry-After: 1 s is honoured over the 50-200 ms backoff.
+        List<Long> times = stub.requests().stream().filter(r -> "F-429".equals(r.orderNumber()))
+                .map(ThirdPartyStub.Request::atNanos).toList();
+        assertThat(Duration.ofNanos(times.get(2) - times.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(900));
+    }
+
+    @Test
+    void should_retry_when_connections_are_refused_then_complete() throws Exception {
+        stub.refuseConnections();
+        PaysyncInstance app = worker();
+        paidOrder(app, "REFUSED-1");
+
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> Integer.parseInt(app.column("REFUSED-1", "sync_attempts")) >= 2);
+        assertThat(app.column("REFUSED-1", "sync_status")).isIn("Pending", "Processing");
+        stub.resume();
+
+        awaitSyncStatus(app, "REFUSED-1", "Completed");
+        assertThat(stub.requestsFor("REFUSED-1")).isEqualTo(1);
+    }
+
+    @Test
+    void should_dead_letter_after_max_attempts_and_complete_on_operator_replay() throws Exception {
+        stub.always(Step.status(500));
+        PaysyncInstance app = worker(Map.of("paysync.sync.max-attempts", "3"));
+        paidOrder(app, "ALWAYS-500");
+
+        awaitSyncStatus(app, "ALWAYS-500", "Failed");
+        assertThat(app.column("ALWAYS-500", "sync_attempts")).isEqualTo("3");
+        assertThat(stub.requestsFor("ALWAYS-500")).as("3 attempts x (1 + 1 in-process retry)").isEqualTo(6);
+        assertThat(app.column("ALWAYS-500", "last_sync_error")).contains("gave up after 3 attempts", "HTTP 500");
+        JsonNode deadLetters = app.get("/api/admin/dead-letters", app.admin()).json();
+        assertThat(deadLetters).extracting(n -> n.get("orderNumber").asText()).containsExactly("ALWAYS-500");
+
+        stub.always(null);
+        Response retry = app.post("/api/admin/orders/ALWAYS-500/retry-sync", null, new byte[0], app.admin());
+        assertThat(retry.status()).isEqualTo(202);
+        awaitSyncStatus(app, "ALWAYS-500", "Completed");
+        assertThat(stub.recordsFor("ALWAYS-500")).isEqualTo(1);
+        assertThat(app.post("/api/admin/orders/ALWAYS-500/retry-sync", null, new byte[0], app.admin()).error())
+                .isEqualTo("not-dead-lettered");
+        assertThat(app.post("/api/admin/orders/NOPE/retry-sync", null, new byte[0], app.admin()).status())
+                .isEqualTo(404);
+    }
+
+    @Test
+    void should_dead_letter_a_400_after_one_attempt_and_let_an_operator_resolve_it() throws Exception {
+        stub.script("BAD-1", Step.status(400));
+        PaysyncInstance app = worker();
+        paidOrder(app, "BAD-1");
+
+        awaitSyncStatus(app, "BAD-1", "Failed");
+        assertThat(stub.requestsFor("BAD-1")).isEqualTo(1);
+        assertThat(app.column("BAD-1", "sync_attempts")).isEqualTo("1");
+        assertThat(app.column("BAD-1", "last_sync_error")).contains("HTTP 400");
+
+        Response resolved = app.postJson("/api/admin/orders/BAD-1/resolve", "{\"thirdPartyGuid\":\"found-by-hand\"}",
+                app.admin());
+        assertThat(resolved.status()).isEqualTo(200);
+        assertThat(resolved.json().get("syncStatus").asText()).isEqualTo("Completed");
+        assertThat(resolved.json().get("thirdPartyGuid").asText()).isEqualTo("found-by-hand");
+        assertThat(app.postJson("/api/admin/orders/BAD-1/resolve", "{\"thirdPartyGuid\":\"again\"}", app.admin())
+                .error()).isEqualTo("not-dead-lettered");
+    }
+
+    // ----- Fencing -----
+
+    @Test
+    void should_let_a_zombie_worker_whose_lease_was_taken_over_update_zero_rows() throws Exception {
+        PaysyncInstance app = worker(Map.of("paysync.sync.enabled", "false"));
+        app.insertPaidOrders("ZOMBIE-", 1);
+        long id = app.count("SELECT id FROM orders WHERE order_number = 'ZOMBIE-0'");
+        // The zombie claimed it long ago; its lease has expired.
+        app.execute("UPDATE orders SET sync_status = 'Processing', claim_token = 'zombie-token', sync_attempts = 1, "
+                + "lease_until = paid_at WHERE order_number = 'ZOMBIE-0'");
+        SyncRepository repository = app.bean("syncRepository", SyncRepository.class);
+        ClaimedOrder zombie = new ClaimedOrder(id, "ZOMBIE-0", new java.math.BigDecimal("10.00"), "EUR",
+                io.paysync.order.PaymentStatus.Paid, "gw_ZOMBIE-0", null, "zombie-token", 1);
+
+        // A live worker takes it over (the claim statement picks Processing rows whose lease expired) and completes.
+        PaysyncInstance live = worker();
+        awaitSyncStatus(live, "ZOMBIE-0", "Completed");
+        String liveGuid = live.column("ZOMBIE-0", "third_party_guid");
+
+        assertThat(repository.complete(zombie, "zombie-guid", "zombie")).isFalse();
+        assertThat(repository.reschedule(zombie, repository.now(), "late failure", "zombie")).isFalse();
+        assertThat(repository.deadLetter(zombie, "late failure", "zombie")).isFalse();
+        assertThat(repository.release(zombie, repository.now(), "late", "zombie")).isFalse();
+        assertThat(live.column("ZOMBIE-0", "third_party_guid")).isEqualTo(liveGuid);
+        assertThat(live.column("ZOMBIE-0", "sync_status")).isEqualTo("Completed");
+        assertThat(live.column("ZOMBIE-0", "sync_attempts")).isEqualTo("2");
+    }
+
+    // ----- Expiry -----
+
+    @Test
+    void should_either_pay_and_send_or_expire_and_never_send_at_the_edge_of_the_window() throws Exception {
+        PaysyncInstance app = worker(Map.of("paysync.payment.window-seconds", "2",
+                "paysync.payment.expiry-enabled", "true", "paysync.payment.expiry-period-ms", "20"));
+        int n = 30;
+        for (int i = 0; i < n; i++) {
+            app.createOrder("EDGE-" + i, "10.00", "EUR");
+        }
+        // The window closes for all of them at about the same moment; the callbacks race the expiry job.
+        await().atMost(Duration.ofSeconds(5)).until(() -> app.count(
+                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Expired'") > 0);
+        Map<String, Response> answers = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            answers.put("EDGE-" + i, app.callback("EDGE-" + i, "gw_edge_" + i, "10.00", "EUR", "succeeded"));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> app.count(
+                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid' AND sync_status <> 'Completed'") == 0);
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+
+        for (int i = 0; i < n; i++) {
+            String order = "EDGE-" + i;
+            String payment = app.column(order, "payment_status");
+            Response answer = answers.get(order);
+            if (payment.equals("Paid")) {
+                assertThat(answer.outcome()).as(order).isEqualTo("paid");
+                assertThat(app.column(order, "sync_status")).as(order).isEqualTo("Completed");
+                assertThat(stub.requestsFor(order)).as(order).isEqualTo(1);
+            } else {
+                assertThat(payment).as(order).isEqualTo("Expired");
+                assertThat(answer.status()).as(order).isEqualTo(409);
+                assertThat(answer.error()).as(order).isEqualTo("order-not-pending");
+                assertThat(stub.requestsFor(order)).as(order).isZero();
+            }
+        }
+    }
+}
