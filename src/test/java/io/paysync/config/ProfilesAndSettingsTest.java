@@ -8,16 +8,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import io.paysync.support.PaysyncInstance;
+import io.paysync.support.WorkerProcess;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,7 +64,7 @@ class ProfilesAndSettingsTest {
                 "paysync.db.url = jdbc:h2:file:" + workDir.resolve("data/paysync") + ";DB_CLOSE_ON_EXIT=FALSE",
                 ""));
         String envToken = "token-from-the-environment-0001";
-        Process p = start(Map.of("CAMEL_SERVER_PORT", String.valueOf(envPort), "PAYSYNC_ADMIN_TOKEN", envToken),
+        WorkerProcess p = start(Map.of("CAMEL_SERVER_PORT", String.valueOf(envPort), "PAYSYNC_ADMIN_TOKEN", envToken),
                 List.of("-Dcamel.main.jmxEnabled=false"));
         try {
             HttpClient http = HttpClient.newHttpClient();
@@ -78,9 +76,7 @@ class ProfilesAndSettingsTest {
             assertThat(status(http, envPort, "/observe/metrics", null)).isEqualTo(200);
             assertThat(refused(http, filePort)).as("nothing listens on the file's port").isTrue();
         } finally {
-            p.destroy();
-            p.waitFor(20, TimeUnit.SECONDS);
-            p.destroyForcibly();
+            p.close();
         }
     }
 
@@ -109,30 +105,17 @@ class ProfilesAndSettingsTest {
     }
 
     private Result run(Map<String, String> env, List<String> jvmArgs) throws Exception {
-        Process p = start(env, jvmArgs);
-        boolean done = p.waitFor(90, TimeUnit.SECONDS);
-        if (!done) {
-            p.destroyForcibly();
-        }
-        String output = Files.readString(workDir.resolve("out.log"), StandardCharsets.UTF_8);
-        return new Result(done ? p.exitValue() : -1, output);
+        WorkerProcess p = start(env, jvmArgs);
+        int exit = p.waitFor(90);
+        return new Result(exit, p.output());
     }
 
-    /** Starts Paysync in a fresh JVM with workDir as its working directory and only the given PAYSYNC_ variables. */
-    private Process start(Map<String, String> env, List<String> jvmArgs) throws IOException {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.add("-Xshare:auto");
-        cmd.add("-cp");
-        cmd.add(System.getProperty("java.class.path"));
-        cmd.add("-Dcamel.main.routesIncludePattern=file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
-        cmd.add("-Dcamel.main.routesReloadEnabled=false");
-        cmd.addAll(jvmArgs);
-        cmd.add("io.paysync.Paysync");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
-                .redirectOutput(workDir.resolve("out.log").toFile());
-        pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
-        pb.environment().putAll(env);
-        return pb.start();
+    private WorkerProcess start(Map<String, String> env, List<String> jvmArgs) throws IOException {
+        Map<String, String> sysProps = new java.util.LinkedHashMap<>();
+        for (String arg : jvmArgs) {
+            String[] kv = arg.substring(2).split("=", 2);
+            sysProps.put(kv[0], kv[1]);
+        }
+        return WorkerProcess.start(workDir, env, sysProps);
     }
 }

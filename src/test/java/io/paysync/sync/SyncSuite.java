@@ -297,6 +297,41 @@ public abstract class SyncSuite {
                 .error()).isEqualTo("not-dead-lettered");
     }
 
+    // ----- Circuit breaker -----
+
+    @Test
+    void should_pause_claiming_without_burning_attempts_while_the_breaker_is_open() throws Exception {
+        stub.always(Step.status(500));
+        PaysyncInstance app = worker(Map.of("camel.resilience4j.minimumNumberOfCalls", "2",
+                "camel.resilience4j.slidingWindowSize", "2", "camel.resilience4j.waitDurationInOpenState", "3",
+                "paysync.sync.max-attempts", "50", "paysync.sync.in-process-retries", "0"));
+        for (int i = 0; i < 3; i++) {
+            paidOrder(app, "BRK-" + i);
+        }
+        SyncGate gate = app.bean("syncGate", SyncGate.class);
+        await().atMost(Duration.ofSeconds(10)).until(() -> "OPEN".equals(gate.breakerState()));
+        await().atMost(Duration.ofSeconds(2)).until(() -> app.count(
+                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Processing'") == 0);
+        int requestsWhenOpen = stub.requests().size();
+        long attemptsWhenOpen = app.count("SELECT SUM(sync_attempts) FROM orders");
+        long claimsWhenOpen = app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Processing'");
+        // An order that becomes due while the breaker is open is not even claimed.
+        app.insertPaidOrders("BRK-NEW-", 1);
+
+        await().during(Duration.ofMillis(1200)).atMost(Duration.ofMillis(2000)).until(() ->
+                stub.requests().size() == requestsWhenOpen
+                        && app.count("SELECT SUM(sync_attempts) FROM orders") == attemptsWhenOpen
+                        && app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Processing'")
+                                == claimsWhenOpen
+                        && "OPEN".equals(gate.breakerState()));
+
+        stub.always(null);
+        for (int i = 0; i < 3; i++) {
+            awaitSyncStatus(app, "BRK-" + i, "Completed");
+        }
+        awaitSyncStatus(app, "BRK-NEW-0", "Completed");
+    }
+
     // ----- Fencing -----
 
     @Test

@@ -1,0 +1,76 @@
+package io.paysync.support;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** Paysync in a JVM of its own, started as {@code java -jar} would start it, for tests that kill it. */
+public final class WorkerProcess implements AutoCloseable {
+
+    private final Process process;
+    private final Path log;
+
+    private WorkerProcess(Process process, Path log) {
+        this.process = process;
+        this.log = log;
+    }
+
+    /**
+     * @param workDir its working directory (its ./application.properties, ./data)
+     * @param env     environment variables; all others named PAYSYNC_* or CAMEL_* are removed
+     * @param sysProps -D settings
+     */
+    public static WorkerProcess start(Path workDir, Map<String, String> env, Map<String, String> sysProps)
+            throws IOException {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("-Dcamel.main.routesIncludePattern=file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
+        cmd.add("-Dcamel.main.routesReloadEnabled=false");
+        sysProps.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("io.paysync.Paysync");
+        Path log = workDir.resolve("out.log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
+        pb.environment().putAll(env);
+        return new WorkerProcess(pb.start(), log);
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    public String output() throws IOException {
+        return Files.exists(log) ? Files.readString(log) : "";
+    }
+
+    /** Waits for the exit code, killing it after the timeout (-1 then). */
+    public int waitFor(long seconds) throws InterruptedException {
+        if (process.waitFor(seconds, TimeUnit.SECONDS)) {
+            return process.exitValue();
+        }
+        process.destroyForcibly().waitFor();
+        return -1;
+    }
+
+    /** kill -9: no shutdown hook, no graceful stop, connections dropped mid-call. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly().waitFor();
+            }
+        }
+    }
+}
