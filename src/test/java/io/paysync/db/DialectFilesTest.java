@@ -80,6 +80,39 @@ class DialectFilesTest {
     }
 
     @Test
+    void should_claim_only_final_payments_with_one_locking_statement_in_every_dialect() {
+        for (Dialect d : Dialect.values()) {
+            String sql = d.sql("claim-paid-orders").replaceAll("\\s+", " ");
+            assertThat(sql).as(d + " claim").contains("payment_status = " + (d == Dialect.SQLSERVER ? "N'" : "'")
+                    + "Paid'", "IN (" + (d == Dialect.SQLSERVER ? "N'Failed', N'Expired'" : "'Failed', 'Expired'") + ")",
+                    ":#includeFinalFailures = 1", "lease_until < :#now", "sync_attempts = sync_attempts + 1",
+                    "claim_token = :#claimToken", "ORDER BY id");
+            assertThat(sql).as(d + " claim never names Pending payments").doesNotContainPattern("payment_status[^,)]*Pending");
+        }
+        String pg = Dialect.POSTGRESQL.sql("claim-paid-orders").replaceAll("\\s+", " ");
+        assertThat(pg).contains("LIMIT :#batchSize FOR UPDATE SKIP LOCKED)", "RETURNING id, order_number");
+        String h2 = Dialect.H2.sql("claim-paid-orders").replaceAll("\\s+", " ");
+        assertThat(h2).contains("FROM FINAL TABLE ( UPDATE orders", "FETCH FIRST :#batchSize ROWS ONLY FOR UPDATE SKIP LOCKED");
+        String mssql = Dialect.SQLSERVER.sql("claim-paid-orders").replaceAll("\\s+", " ");
+        // The design note's form: a CTE over TOP (n) ... ORDER BY with the queue hints, updated through the CTE.
+        assertThat(mssql).startsWith("WITH batch AS ( SELECT TOP (:#batchSize) * FROM orders WITH (UPDLOCK, READPAST, ROWLOCK")
+                .contains(") UPDATE batch SET sync_status = N'Processing'", "OUTPUT inserted.id, inserted.order_number")
+                .doesNotContain("TABLOCK", "NOLOCK", "PAGLOCK");
+        assertThat(io.paysync.sync.SyncSettings.MAX_BATCH_SIZE).as("far below the 5,000-lock escalation")
+                .isLessThanOrEqualTo(1000);
+    }
+
+    @Test
+    void should_fence_every_sync_outcome_by_claim_token_in_every_dialect() {
+        for (Dialect d : Dialect.values()) {
+            for (String stmt : List.of("complete-sync", "reschedule-sync", "release-claim", "dead-letter-sync")) {
+                assertThat(d.sql(stmt).replaceAll("\\s+", " ")).as(d + " " + stmt)
+                        .containsPattern("WHERE id = :id AND claim_token = :claimToken AND sync_status = N?'Processing'$");
+            }
+        }
+    }
+
+    @Test
     void should_allow_many_null_transaction_ids_with_a_filtered_unique_index_on_sql_server() throws IOException {
         String ddl = Files.readString(MIGRATIONS.resolve("sqlserver/V1__orders.sql")).replaceAll("\\s+", " ");
         // SQL Server's UNIQUE constraint admits one NULL: the rule must be a filtered unique index.
@@ -106,7 +139,8 @@ class DialectFilesTest {
 
     private static Set<String> parameters(String sql) {
         Set<String> names = new TreeSet<>();
-        Matcher m = Pattern.compile("(?<!:):([A-Za-z]+)").matcher(sql);
+        // :name (Spring) and :#name (camel-sql); never a cast like ::text
+        Matcher m = Pattern.compile("(?<!:):#?([A-Za-z]+)").matcher(sql);
         while (m.find()) {
             names.add(m.group(1));
         }
