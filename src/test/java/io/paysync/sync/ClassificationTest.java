@@ -1,0 +1,60 @@
+package io.paysync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+
+import org.apache.hc.client5.http.ConnectTimeoutException;
+import org.apache.hc.client5.http.HttpHostConnectException;
+import org.apache.hc.core5.http.NoHttpResponseException;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.Test;
+
+/** Which failures may have reached the third party (in doubt), and the backoff between attempts. */
+class ClassificationTest {
+
+    @Test
+    void should_treat_failures_before_the_request_was_sent_as_not_in_doubt() {
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new ConnectException("refused"))).isFalse();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new HttpHostConnectException("refused"))).isFalse();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new ConnectTimeoutException("connect timed out")))
+                .isFalse();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 429", true, false, 0))).isFalse();
+    }
+
+    @Test
+    void should_treat_failures_after_the_request_was_sent_as_in_doubt() {
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SocketTimeoutException("Read timed out"))).isTrue();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new NoHttpResponseException("no response"))).isTrue();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new IOException("Connection reset"))).isTrue();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 500", true, true, 0))).isTrue();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new IllegalStateException("unknown"))).isTrue();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(
+                new RuntimeException("wrapped", new SocketTimeoutException("Read timed out")))).isTrue();
+    }
+
+    @Test
+    void should_read_the_id_only_from_a_json_object_with_a_non_blank_string_id() {
+        assertThat(ThirdPartySync.guid("{\"id\":\"abc\"}".getBytes())).isEqualTo("abc");
+        for (String body : new String[] { "", "null", "[]", "{}", "{\"id\":\"\"}", "{\"id\":\" \"}", "{\"id\":7}",
+                "{\"id\":null}", "<html/>", "{\"id\":\"" + "x".repeat(129) + "\"}" }) {
+            assertThat(ThirdPartySync.guid(body.getBytes())).as(body).isNull();
+        }
+        assertThat(ThirdPartySync.guid(null)).isNull();
+    }
+
+    @RepeatedTest(20)
+    void should_back_off_exponentially_with_jitter_within_bounds() {
+        Duration base = Duration.ofSeconds(5);
+        Duration max = Duration.ofMinutes(15);
+        for (int attempt = 1; attempt <= 12; attempt++) {
+            long ceiling = Math.min(max.toMillis(), base.toMillis() << (attempt - 1));
+            Duration d = Backoff.next(attempt, base, max, 0);
+            assertThat(d.toMillis()).as("attempt " + attempt).isBetween(ceiling / 2, ceiling);
+        }
+        assertThat(Backoff.next(1, base, max, 30_000).toMillis()).as("Retry-After wins").isEqualTo(30_000);
+    }
+}
