@@ -8,6 +8,7 @@ import io.paysync.admin.AdminAuthenticator;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.http.HttpResponder;
+import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.DatabaseHealthCheck;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
@@ -91,6 +92,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
+
+        context.addStartupListener(new JsonErrorPages());
 
         HealthCheckRegistry health = HealthCheckRegistry.get(context);
         if (health != null) {

@@ -327,6 +327,20 @@ public abstract class DatabaseSuite {
     }
 
     @Test
+    void should_answer_the_servers_own_refusals_with_the_json_error_body() throws Exception {
+        Response wrongMethod = app.get("/api/payments/callback");
+        assertThat(wrongMethod.status()).isEqualTo(405);
+        assertThat(wrongMethod.error()).isEqualTo("method-not-allowed");
+        Response noSuchPath = app.get("/api/no-such-thing");
+        assertThat(noSuchPath.status()).isEqualTo(404);
+        assertThat(noSuchPath.error()).isEqualTo("not-found");
+        // Above the server's 1 MiB limit Vert.x refuses before any route runs: still the contract's answer.
+        Response huge = app.post("/api/payments/callback", "application/json", new byte[2 * 1024 * 1024]);
+        assertThat(huge.status()).isEqualTo(413);
+        assertThat(huge.error()).isEqualTo("payload-too-large");
+    }
+
+    @Test
     void should_refuse_a_callback_that_is_not_json_typed_with_415() throws Exception {
         app.createOrder("A-1", "19.99", "EUR");
         var before = app.snapshot();

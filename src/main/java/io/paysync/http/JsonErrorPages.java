@@ -1,0 +1,74 @@
+package io.paysync.http;
+
+import java.util.Map;
+import java.util.regex.Pattern;
+
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.ext.web.RoutingContext;
+import org.apache.camel.CamelContext;
+import org.apache.camel.StartupListener;
+import org.apache.camel.component.platform.http.HttpEndpointModel;
+import org.apache.camel.component.platform.http.PlatformHttpComponent;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+
+/**
+ * The HTTP server's own refusals (no such path, wrong method, a body over the server's limit) answer with the same
+ * JSON error body as the API (CONTRACT §3), instead of Vert.x's HTML or plain text.
+ */
+public class JsonErrorPages implements StartupListener {
+
+    private static final Map<Integer, String[]> PAGES = Map.of(
+            404, new String[] { "not-found", "No such endpoint" },
+            405, new String[] { "method-not-allowed", "This endpoint does not accept that method" },
+            413, new String[] { "payload-too-large", "The body is too large" });
+
+    @Override
+    public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+        for (VertxPlatformHttpRouter router : context.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
+            // A failed route (the body handler refuses an oversized body with 413) ends here.
+            router.route().order(Integer.MIN_VALUE).failureHandler(ctx -> {
+                String[] page = PAGES.get(ctx.statusCode());
+                if (page == null) {
+                    ctx.next();
+                } else {
+                    handler(ctx.statusCode(), page[0], page[1]).handle(ctx);
+                }
+            });
+            // Any /api request no route took: 405 if another method serves the path, else 404.
+            router.route("/api/*").last().handler(ctx -> {
+                String allowed = allowedMethods(context, ctx.normalizedPath());
+                if (allowed == null) {
+                    handler(404, PAGES.get(404)[0], PAGES.get(404)[1]).handle(ctx);
+                } else {
+                    ctx.response().putHeader("Allow", allowed);
+                    handler(405, PAGES.get(405)[0], PAGES.get(405)[1]).handle(ctx);
+                }
+            });
+        }
+    }
+
+    /** The methods the routes serve on this path, or null if none serves it. */
+    static String allowedMethods(CamelContext context, String path) {
+        PlatformHttpComponent http = context.getComponent("platform-http", PlatformHttpComponent.class);
+        StringBuilder allowed = new StringBuilder();
+        for (HttpEndpointModel model : http.getHttpEndpoints()) {
+            String regex = Pattern.quote(model.getUri()).replaceAll("\\{[^}]+}", "\\\\E[^/]+\\\\Q");
+            if (model.getVerbs() != null && path.matches(regex)) {
+                allowed.append(allowed.length() > 0 ? ", " : "").append(model.getVerbs());
+            }
+        }
+        return allowed.length() == 0 ? null : allowed.toString();
+    }
+
+    private static Handler<RoutingContext> handler(int status, String code, String message) {
+        byte[] body = Json.write(HttpResponder.error(code, message));
+        return ctx -> {
+            if (!ctx.response().headWritten()) {
+                ctx.response().setStatusCode(status)
+                        .putHeader("Content-Type", "application/json; charset=utf-8")
+                        .end(Buffer.buffer(body));
+            }
+        };
+    }
+}
