@@ -43,10 +43,9 @@ public class AdminApi {
      */
     public ApiReply retrySync(Exchange exchange) {
         String orderNumber = orderNumber(exchange);
-        if (!sync.retryDeadLetter(orderNumber, "operator retry-sync")) {
+        if (!sync.retryDeadLetter(orderNumber, "operator retry-sync", () -> sendKeys.remove(orderNumber))) {
             throw notDeadLettered(orderNumber);
         }
-        sendKeys.remove(orderNumber);
         return new ApiReply(202, orders.find(orderNumber).orElseThrow().view());
     }
 

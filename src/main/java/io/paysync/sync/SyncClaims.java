@@ -36,6 +36,16 @@ public class SyncClaims {
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
     }
 
+    /** Renews the order's lease before its call; false (skip it) when another worker has taken it over. */
+    public boolean stillOurs(ClaimedOrder order) {
+        boolean ours = repository.renewLease(order, repository.now().plus(settings.lease()));
+        if (!ours) {
+            LOG.warn("Order {}: claim {} was taken over before its turn in the batch; skipped", order.orderNumber(),
+                    order.claimToken());
+        }
+        return ours;
+    }
+
     /** Turns the claimed rows into {@link ClaimedOrder}s and records the claims in the history. */
     public List<ClaimedOrder> claimed(List<Map<String, Object>> rows) {
         List<ClaimedOrder> claimed = rows.stream().map(ClaimedOrder::fromRow).toList();

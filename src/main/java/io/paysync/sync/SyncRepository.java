@@ -42,28 +42,58 @@ public class SyncRepository {
                 .toList(), now());
     }
 
+    /**
+     * Extends this worker's lease on one order just before its call, so a batch processed one order after another
+     * never outlives its lease. False: the claim is no longer ours (another worker took the order over).
+     */
+    public boolean renewLease(ClaimedOrder o, Instant leaseUntil) {
+        return db.jdbc().update(db.sql("renew-lease"), new MapSqlParameterSource("id", o.id())
+                .addValue("claimToken", o.claimToken()).addValue("leaseUntil", utc(leaseUntil))) == 1;
+    }
+
     public boolean complete(ClaimedOrder o, String guid, String workerId) {
         return fenced(o, "complete-sync", SyncStatus.Completed, workerId, "third-party id " + guid,
-                new MapSqlParameterSource("guid", guid));
+                new MapSqlParameterSource("guid", guid), null);
+    }
+
+    /** @param alsoIfMoved runs in the same transaction, only if the fenced update moved the row */
+    public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId,
+            Runnable alsoIfMoved) {
+        return fenced(o, "reschedule-sync", SyncStatus.Pending, workerId, error,
+                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)).addValue("error", error), alsoIfMoved);
     }
 
     public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId) {
-        return fenced(o, "reschedule-sync", SyncStatus.Pending, workerId, error,
-                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)).addValue("error", error));
+        return reschedule(o, nextAttemptAt, error, workerId, null);
+    }
+
+    /** Gives the claim back and refunds its attempt: nothing was sent. */
+    public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId,
+            Runnable alsoIfMoved) {
+        return fenced(o, "release-claim", SyncStatus.Pending, workerId, reason,
+                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)), alsoIfMoved);
     }
 
     public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId) {
-        return fenced(o, "release-claim", SyncStatus.Pending, workerId, reason,
-                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)));
+        return release(o, nextAttemptAt, reason, workerId, null);
+    }
+
+    public boolean deadLetter(ClaimedOrder o, String error, String workerId, Runnable alsoIfMoved) {
+        return fenced(o, "dead-letter-sync", SyncStatus.Failed, workerId, error,
+                new MapSqlParameterSource("error", error), alsoIfMoved);
     }
 
     public boolean deadLetter(ClaimedOrder o, String error, String workerId) {
-        return fenced(o, "dead-letter-sync", SyncStatus.Failed, workerId, error,
-                new MapSqlParameterSource("error", error));
+        return deadLetter(o, error, workerId, null);
     }
 
+    /**
+     * The outcome UPDATE, matched on the claim token, with its history row and {@code alsoIfMoved} (forgetting the
+     * idempotency key) in one transaction: a worker that lost its claim changes nothing, not even the key the new
+     * owner relies on.
+     */
     private boolean fenced(ClaimedOrder o, String statement, SyncStatus to, String workerId, String detail,
-            MapSqlParameterSource params) {
+            MapSqlParameterSource params, Runnable alsoIfMoved) {
         Instant now = now();
         params.addValue("id", o.id()).addValue("claimToken", o.claimToken()).addValue("now", utc(now));
         if (params.hasValue("error")) {
@@ -74,6 +104,9 @@ public class SyncRepository {
             if (rows == 1) {
                 history.record(new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(),
                         "claim " + o.claimToken() + " by " + workerId, detail), now);
+                if (alsoIfMoved != null) {
+                    alsoIfMoved.run();
+                }
             }
             return rows == 1;
         });
@@ -86,20 +119,23 @@ public class SyncRepository {
         return db.jdbc().query(db.sql("list-dead-letters"), Map.of(), OrderRepository::mapOrder);
     }
 
-    /** Failed -> Pending; returns false when the order is not dead-lettered. */
-    public boolean retryDeadLetter(String orderNumber, String cause) {
+    /**
+     * Failed -> Pending; returns false when the order is not dead-lettered. {@code alsoIfMoved} runs in the same
+     * transaction, so no worker can claim the order between the two.
+     */
+    public boolean retryDeadLetter(String orderNumber, String cause, Runnable alsoIfMoved) {
         return operator("retry-dead-letter", orderNumber, SyncStatus.Pending, cause, "operator retry",
-                new MapSqlParameterSource());
+                new MapSqlParameterSource(), alsoIfMoved);
     }
 
     /** Failed -> Completed with the id the operator found; returns false when the order is not dead-lettered. */
     public boolean resolveDeadLetter(String orderNumber, String guid, String cause) {
         return operator("resolve-dead-letter", orderNumber, SyncStatus.Completed, cause,
-                "resolved by operator with third-party id " + guid, new MapSqlParameterSource("guid", guid));
+                "resolved by operator with third-party id " + guid, new MapSqlParameterSource("guid", guid), null);
     }
 
     private boolean operator(String statement, String orderNumber, SyncStatus to, String cause, String detail,
-            MapSqlParameterSource params) {
+            MapSqlParameterSource params, Runnable alsoIfMoved) {
         Instant now = now();
         params.addValue("orderNumber", orderNumber).addValue("now", utc(now));
         Boolean moved = db.transactions().execute(status -> {
@@ -107,6 +143,9 @@ public class SyncRepository {
             if (rows == 1) {
                 history.record(new Entry(orderNumber, "sync", SyncStatus.Failed.name(), to.name(), cause, detail),
                         now);
+                if (alsoIfMoved != null) {
+                    alsoIfMoved.run();
+                }
             }
             return rows == 1;
         });

@@ -54,13 +54,14 @@ public record SyncSettings(
     }
 
     /**
-     * A worker must finish every call it makes within its lease, or another worker could take the order over while
-     * the first is still talking to the third party.
+     * A worker must finish every call it makes for one order within its lease (renewed before each order), or another
+     * worker could take the order over while the first is still talking to the third party.
      */
     void check() {
         List<String> problems = new ArrayList<>();
+        // Redelivery delays double each time: delay x (2^n - 1) in all.
         long worstCaseMs = (long) (inProcessRetries + 1) * (connectTimeoutMs + responseTimeoutMs)
-                + (long) inProcessRetries * inProcessRetryDelayMs * 4;
+                + inProcessRetryDelayMs * ((1L << inProcessRetries) - 1);
         if (worstCaseMs >= lease.toMillis()) {
             problems.add("paysync.sync.lease-seconds (" + lease.toSeconds() + " s) must exceed the longest a worker "
                     + "can spend on one order: (paysync.sync.in-process-retries + 1) x (connect + response timeout)"

@@ -18,7 +18,6 @@ import io.paysync.order.Money;
 import io.paysync.order.PaymentStatus;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-import org.apache.camel.Processor;
 import org.apache.camel.spi.IdempotentRepository;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,12 +33,19 @@ import org.slf4j.LoggerFactory;
  * is removed again only when the outcome proves no record was created; so a key found present on a later claim means
  * an earlier attempt may have created the record (a crash, a timeout, a lost response): the send is in doubt.
  */
-public class ThirdPartySync implements Processor {
+public class ThirdPartySync {
 
     private static final Logger LOG = LoggerFactory.getLogger(ThirdPartySync.class);
 
     static final String ORDER = "paysync.order";
     static final String MAY_HAVE_CREATED = "paysync.mayHaveCreated";
+    /**
+     * Set once the request is built, just before the breaker: failures before it cannot have reached the third party.
+     * (Set outside the breaker because the breaker runs its steps on a copy of the exchange and drops the copy's
+     * properties when a step throws.)
+     */
+    static final String REQUEST_STARTED = "paysync.requestStarted";
+    static final String IN_PROCESS_FAILURES = "paysync.inProcessFailures";
     static final String GUID = "paysync.guid";
     static final String REFUSED = "paysync.refused";
     static final String LOOKUP_NOT_FOUND = "paysync.lookupNotFound";
@@ -61,7 +67,13 @@ public class ThirdPartySync implements Processor {
         exchange.setProperty(ORDER, order);
         boolean inDoubt = Boolean.TRUE.equals(exchange.getProperty(Exchange.DUPLICATE_MESSAGE, Boolean.class));
         String action = "create";
-        if (inDoubt) {
+        if (order.attempts() > settings.maxAttempts()) {
+            // Only a reclaim after an expired lease gets here: workers keep dying or hanging on this order.
+            exchange.setProperty(MAY_HAVE_CREATED, inDoubt);
+            action = "done";
+            deadLetter(exchange, order, "gave up after " + order.attempts() + " attempts whose workers died or hung "
+                    + "before recording an outcome" + (inDoubt ? " (in doubt: check the third party)" : ""));
+        } else if (inDoubt) {
             exchange.setProperty(MAY_HAVE_CREATED, true);
             if (settings.idempotentCreate()) {
                 LOG.info("Order {}: an earlier attempt may have created the record; resending with the same "
@@ -70,13 +82,14 @@ public class ThirdPartySync implements Processor {
                 action = "lookup";
             } else {
                 action = "done";
-                deadLetter(order, "in doubt: an earlier attempt may have created the record and the third party has "
-                        + "neither idempotent create nor lookup; check it and resolve or retry by hand");
+                deadLetter(exchange, order, "in doubt: an earlier attempt may have created the record and the third "
+                        + "party has neither idempotent create nor lookup; check it and resolve or retry by hand");
             }
         }
         Message m = exchange.getMessage();
         m.removeHeaders("*");
         m.setHeader(ACTION, action);
+        exchange.setProperty(REQUEST_STARTED, !action.equals("done"));
         if (action.equals("create")) {
             m.setHeader(Exchange.HTTP_METHOD, "POST");
             m.setHeader(Exchange.HTTP_PATH, "/records");
@@ -129,8 +142,11 @@ public class ThirdPartySync implements Processor {
             return;
         }
         if (status == 408 || status == 429 || status >= 500) {
-            boolean inDoubt = !lookup && status >= 500 && status != 503;
-            throw new SyncFailure("HTTP " + status, true, inDoubt, retryAfterMs(m));
+            long retryAfter = retryAfterMs(m);
+            // A 5xx may come after the record was made (or from a proxy after forwarding); a 503 that asks to come
+            // back later is the third party refusing before it started.
+            boolean inDoubt = !lookup && status >= 500 && !(status == 503 && retryAfter > 0);
+            throw new SyncFailure("HTTP " + status, true, inDoubt, retryAfter);
         }
         exchange.setProperty(REFUSED, "HTTP " + status + " (not retryable)");
     }
@@ -144,25 +160,28 @@ public class ThirdPartySync implements Processor {
                 lostLease(order, "completion with id " + guid);
             }
         } else if (exchange.getProperty(REFUSED) != null) {
-            forgetKeyUnlessInDoubt(exchange, order);
-            deadLetter(order, exchange.getProperty(REFUSED, String.class));
+            deadLetter(exchange, order, exchange.getProperty(REFUSED, String.class));
         } else if (exchange.getProperty(LOOKUP_NOT_FOUND) != null) {
-            // The third party has no record: creating is safe now. The next claim creates with the same key.
-            keys.remove(order.orderNumber());
+            // The third party has no record: creating is safe now. The next claim creates it.
             if (!repository.reschedule(order, repository.now(), "lookup found no record; will create",
-                    settings.workerId())) {
+                    settings.workerId(), () -> keys.remove(order.orderNumber()))) {
                 lostLease(order, "reschedule after lookup");
             }
+        } else {
+            // No outcome: the breaker short-circuited without raising (throwExceptionWhenHalfOpenOrOpenState=false).
+            release(exchange, order, "call not made; claim released");
         }
     }
 
-    /** Error policy: the circuit breaker is open, nothing was sent. Release the claim without using an attempt. */
+    /** Error policy: the circuit breaker is open, nothing was sent on this try. */
     public void breakerOpen(Exchange exchange) {
         ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
-        forgetKeyUnlessInDoubt(exchange, order);
-        Instant next = repository.now().plus(settings.breakerOpenPause());
-        if (!repository.release(order, next, "circuit breaker open; claim released", settings.workerId())) {
-            lostLease(order, "release");
+        if (exchange.getProperty(IN_PROCESS_FAILURES, 0, Integer.class) > 0) {
+            // An earlier try in this attempt did call the third party: the attempt counts.
+            retry(exchange, order, "circuit breaker opened during the attempt",
+                    settings.breakerOpenPause().toMillis());
+        } else {
+            release(exchange, order, "circuit breaker open; claim released");
         }
     }
 
@@ -170,39 +189,55 @@ public class ThirdPartySync implements Processor {
     public void retryLater(Exchange exchange) {
         ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        process(exchange);
-        String error = describe(failure);
-        forgetKeyUnlessInDoubt(exchange, order);
+        markInDoubt(exchange, failure);
+        retry(exchange, order, describe(failure), failure instanceof SyncFailure f ? f.retryAfterMs() : 0);
+    }
+
+    /**
+     * The error policy's {@code retryWhile}: whether to redeliver the call at once. Never for an in-doubt POST when the
+     * third party has no idempotent create: a blind resend could create a second record.
+     */
+    public boolean mayRetryInProcess(Exchange exchange) {
+        Throwable failure = exchange.getException() != null ? exchange.getException()
+                : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        markInDoubt(exchange, failure);
+        int failures = exchange.getProperty(IN_PROCESS_FAILURES, 0, Integer.class) + 1;
+        exchange.setProperty(IN_PROCESS_FAILURES, failures);
+        boolean inDoubt = Boolean.TRUE.equals(exchange.getProperty(MAY_HAVE_CREATED, Boolean.class));
+        if (inDoubt && !settings.idempotentCreate()) {
+            return false;
+        }
+        return failures <= settings.inProcessRetries();
+    }
+
+    private void retry(Exchange exchange, ClaimedOrder order, String error, long retryAfterMs) {
         if (order.attempts() >= settings.maxAttempts()) {
-            deadLetter(order, "gave up after " + order.attempts() + " attempts: " + error);
+            deadLetter(exchange, order, "gave up after " + order.attempts() + " attempts: " + error);
             return;
         }
-        long retryAfter = failure instanceof SyncFailure f ? f.retryAfterMs() : 0;
-        Duration delay = Backoff.next(order.attempts(), settings.backoffBase(), settings.backoffMax(), retryAfter);
+        Duration delay = Backoff.next(order.attempts(), settings.backoffBase(), settings.backoffMax(), retryAfterMs);
         LOG.warn("Order {}: attempt {} of {} failed ({}); next attempt in {} ms", order.orderNumber(),
                 order.attempts(), settings.maxAttempts(), error, delay.toMillis());
-        if (!repository.reschedule(order, repository.now().plus(delay), error, settings.workerId())) {
+        if (!repository.reschedule(order, repository.now().plus(delay), error, settings.workerId(),
+                forgetKeyUnlessInDoubt(exchange, order))) {
             lostLease(order, "reschedule");
         }
     }
 
-    /** Error policy: a non-retryable failure outside the call (for example a row that cannot be sent). */
-    public void deadLetterNow(Exchange exchange) {
-        ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
-        process(exchange);
-        forgetKeyUnlessInDoubt(exchange, order);
-        deadLetter(order, describe(exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class)));
+    private void release(Exchange exchange, ClaimedOrder order, String reason) {
+        Instant next = repository.now().plus(settings.breakerOpenPause());
+        if (!repository.release(order, next, reason, settings.workerId(), forgetKeyUnlessInDoubt(exchange, order))) {
+            lostLease(order, "release");
+        }
     }
 
     /**
-     * Runs before every in-process redelivery and before the final handler: remembers whether the failed attempt may
-     * have reached the third party, since a later attempt's failure does not undo that.
+     * Remembers whether a failed try may have reached the third party, since a later try's failure does not undo
+     * that. A failure before the request went out (or while connecting) cannot have.
      */
-    @Override
-    public void process(Exchange exchange) {
-        Throwable failure = exchange.getException() != null ? exchange.getException()
-                : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
-        if (failure != null && mayHaveReachedThirdParty(failure)) {
+    void markInDoubt(Exchange exchange, Throwable failure) {
+        if (failure != null && Boolean.TRUE.equals(exchange.getProperty(REQUEST_STARTED, Boolean.class))
+                && mayHaveReachedThirdParty(failure)) {
             exchange.setProperty(MAY_HAVE_CREATED, true);
         }
     }
@@ -212,9 +247,11 @@ public class ThirdPartySync implements Processor {
             if (t instanceof SyncFailure f) {
                 return f.inDoubt();
             }
+            String name = t.getClass().getName();
             if (t instanceof ConnectException || t instanceof UnknownHostException
-                    || t.getClass().getName().endsWith("ConnectTimeoutException")
-                    || t.getClass().getName().endsWith("CallNotPermittedException")) {
+                    || t instanceof javax.net.ssl.SSLHandshakeException
+                    || name.endsWith("ConnectTimeoutException") || name.endsWith("ConnectionRequestTimeoutException")
+                    || name.endsWith("CallNotPermittedException")) {
                 return false; // never connected: the request was not sent
             }
             if (t instanceof SocketTimeoutException || t instanceof InterruptedIOException || t instanceof IOException) {
@@ -224,15 +261,20 @@ public class ThirdPartySync implements Processor {
         return true;
     }
 
-    private void forgetKeyUnlessInDoubt(Exchange exchange, ClaimedOrder order) {
-        if (!Boolean.TRUE.equals(exchange.getProperty(MAY_HAVE_CREATED, Boolean.class))) {
-            keys.remove(order.orderNumber());
+    /**
+     * Forgets the idempotency key unless a try may have created the record; run inside the fenced outcome update, so
+     * a worker that lost its claim never removes the key the new owner relies on.
+     */
+    private Runnable forgetKeyUnlessInDoubt(Exchange exchange, ClaimedOrder order) {
+        if (Boolean.TRUE.equals(exchange.getProperty(MAY_HAVE_CREATED, Boolean.class))) {
+            return null;
         }
+        return () -> keys.remove(order.orderNumber());
     }
 
-    private void deadLetter(ClaimedOrder order, String error) {
+    private void deadLetter(Exchange exchange, ClaimedOrder order, String error) {
         LOG.warn("Order {}: dead-lettered: {}", order.orderNumber(), error);
-        if (!repository.deadLetter(order, error, settings.workerId())) {
+        if (!repository.deadLetter(order, error, settings.workerId(), forgetKeyUnlessInDoubt(exchange, order))) {
             lostLease(order, "dead letter");
         }
     }

@@ -105,7 +105,8 @@ class DialectFilesTest {
     @Test
     void should_fence_every_sync_outcome_by_claim_token_in_every_dialect() {
         for (Dialect d : Dialect.values()) {
-            for (String stmt : List.of("complete-sync", "reschedule-sync", "release-claim", "dead-letter-sync")) {
+            for (String stmt : List.of("complete-sync", "reschedule-sync", "release-claim", "dead-letter-sync",
+                    "renew-lease")) {
                 assertThat(d.sql(stmt).replaceAll("\\s+", " ")).as(d + " " + stmt)
                         .containsPattern("WHERE id = :id AND claim_token = :claimToken AND sync_status = N?'Processing'$");
             }

@@ -77,6 +77,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final Map<String, Deque<Step>> scriptPerOrder = new ConcurrentHashMap<>();
     private volatile Step always;
+    private volatile boolean idempotent = true;
     private final CountDownLatch released = new CountDownLatch(1);
     private final int port;
     private HttpServer server;
@@ -114,6 +115,15 @@ public final class ThirdPartyStub implements AutoCloseable {
     /** The next requests about this order meet these steps, in order; after them, {@link Fault#NONE}. */
     public ThirdPartyStub script(String orderNumber, Step... steps) {
         scriptPerOrder.computeIfAbsent(orderNumber, k -> new ConcurrentLinkedDeque<>()).addAll(List.of(steps));
+        return this;
+    }
+
+    /**
+     * false: the stub behaves like a third party without idempotent create: every POST that reaches it creates a new
+     * record, so a resend shows up as a second record.
+     */
+    public ThirdPartyStub idempotent(boolean idempotent) {
+        this.idempotent = idempotent;
         return this;
     }
 
@@ -215,6 +225,12 @@ public final class ThirdPartyStub implements AutoCloseable {
     }
 
     private Created create(String key, String orderNumber) {
+        if (!idempotent) {
+            String id = UUID.randomUUID().toString();
+            createdPerOrder.computeIfAbsent(orderNumber, o -> new AtomicInteger()).incrementAndGet();
+            idsByOrder.putIfAbsent(orderNumber, id);
+            return new Created(id, true);
+        }
         boolean[] created = { false };
         String id = idsByKey.computeIfAbsent(key, k -> {
             created[0] = true;

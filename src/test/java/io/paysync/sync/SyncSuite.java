@@ -65,6 +65,7 @@ public abstract class SyncSuite {
         props.put("camel.resilience4j.minimumNumberOfCalls", "1000");
         props.put("camel.resilience4j.slidingWindowSize", "1000");
         props.put("camel.resilience4j.waitDurationInOpenState", "1");
+        props.put("paysync.sync.worker-id", "worker-" + (instances.size() + 1));
         props.putAll(extra);
         PaysyncInstance instance = PaysyncInstance.start(database, props);
         instances.add(instance);
@@ -149,8 +150,7 @@ public abstract class SyncSuite {
         }
         assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND to_status = 'Processing'"))
                 .as("claims").isEqualTo(2000);
-        assertThat(a.count("SELECT COUNT(DISTINCT cause) FROM order_transitions WHERE to_status = 'Processing'"))
-                .as("claims made by several workers").isGreaterThan(1);
+        assertThat(workers(a, "Processing")).as("claims made by several workers").hasSizeGreaterThan(1);
         assertThat(a.count("SELECT COUNT(*) FROM orders WHERE third_party_guid IS NULL")).isZero();
     }
 
@@ -178,31 +178,78 @@ public abstract class SyncSuite {
 
     @Test
     void should_look_up_instead_of_resending_when_the_third_party_has_no_idempotent_create() throws Exception {
-        stub.script("LOOKUP-1", Step.of(Fault.CREATE_THEN_DROP), Step.of(Fault.CREATE_THEN_DROP));
+        stub.idempotent(false).script("LOOKUP-1", Step.of(Fault.CREATE_THEN_DROP));
+        stub.script("LOOKUP-2", Step.status(500));
         PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "true", "paysync.sync.in-process-retries", "1"));
+                "paysync.third-party.lookup-enabled", "true", "paysync.sync.in-process-retries", "2"));
         paidOrder(app, "LOOKUP-1");
+        paidOrder(app, "LOOKUP-2");
 
         awaitSyncStatus(app, "LOOKUP-1", "Completed");
+        awaitSyncStatus(app, "LOOKUP-2", "Completed");
 
-        List<ThirdPartyStub.Request> mine = stub.requests().stream()
-                .filter(r -> "LOOKUP-1".equals(r.orderNumber())).toList();
-        // The in-process retry happens inside the first attempt; after it, a lookup and no further POST.
-        assertThat(mine).extracting(ThirdPartyStub.Request::method).containsExactly("POST", "POST", "GET");
+        // No in-process resend of the in-doubt POST: the next attempt asks first, finds the record, stores its id.
+        assertThat(methods("LOOKUP-1")).containsExactly("POST", "GET");
+        assertThat(stub.recordsFor("LOOKUP-1")).isEqualTo(1);
         assertThat(app.column("LOOKUP-1", "third_party_guid")).isEqualTo(stub.idFor("LOOKUP-1"));
+        // A 500 is in doubt too; the lookup finds nothing (404), so the record is created on the attempt after.
+        assertThat(methods("LOOKUP-2")).containsExactly("POST", "GET", "POST");
+        assertThat(stub.recordsFor("LOOKUP-2")).isEqualTo(1);
     }
 
     @Test
     void should_dead_letter_an_in_doubt_order_when_it_can_neither_resend_nor_look_up() throws Exception {
-        stub.script("DOUBT-1", Step.of(Fault.CREATE_THEN_DROP), Step.of(Fault.CREATE_THEN_DROP));
+        stub.idempotent(false).script("DOUBT-1", Step.of(Fault.CREATE_THEN_DROP));
         PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "false"));
+                "paysync.third-party.lookup-enabled", "false", "paysync.sync.in-process-retries", "2"));
         paidOrder(app, "DOUBT-1");
 
         awaitSyncStatus(app, "DOUBT-1", "Failed");
 
-        assertThat(stub.requestsFor("DOUBT-1")).as("no blind resend after the in-doubt attempt").isEqualTo(2);
+        assertThat(methods("DOUBT-1")).as("no blind resend after the in-doubt attempt").containsExactly("POST");
+        assertThat(stub.recordsFor("DOUBT-1")).isEqualTo(1);
         assertThat(app.column("DOUBT-1", "last_sync_error")).contains("in doubt");
+    }
+
+    @Test
+    void should_renew_the_lease_order_by_order_so_a_slow_batch_is_never_sent_twice() throws Exception {
+        // 12 orders at 600 ms each take 7 s, far beyond a 2 s lease; a second worker takes over what the first
+        // has not reached, and the first must skip those instead of sending them too.
+        stub.idempotent(false).always(Step.hang(600));
+        Map<String, String> slow = Map.of("paysync.sync.lease-seconds", "2", "paysync.sync.in-process-retries", "0",
+                "paysync.third-party.response-timeout-ms", "1000");
+        PaysyncInstance a = worker(slow);
+        a.insertPaidOrders("SLOW-", 12);
+        await().atMost(Duration.ofSeconds(5)).until(() -> !stub.requests().isEmpty());
+        worker(slow);
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> a.count(
+                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 12);
+        for (int i = 0; i < 12; i++) {
+            assertThat(stub.recordsFor("SLOW-" + i)).as("SLOW-" + i).isEqualTo(1);
+        }
+        assertThat(workers(a, "Completed")).as("both workers completed some").hasSize(2);
+    }
+
+    /** The workers named in the causes of the sync transitions to this status ("claim <token> by <worker>"). */
+    private static java.util.Set<String> workers(PaysyncInstance app, String toStatus) throws Exception {
+        java.util.Set<String> workers = new java.util.TreeSet<>();
+        try (var c = app.database().connect(); var ps = c.prepareStatement(
+                "SELECT cause FROM order_transitions WHERE machine = 'sync' AND to_status = ?")) {
+            ps.setString(1, toStatus);
+            try (var rs = ps.executeQuery()) {
+                while (rs.next()) {
+                    String cause = rs.getString(1);
+                    workers.add(cause.substring(cause.lastIndexOf(" by ") + 4));
+                }
+            }
+        }
+        return workers;
+    }
+
+    private List<String> methods(String orderNumber) {
+        return stub.requests().stream().filter(r -> orderNumber.equals(r.orderNumber()))
+                .map(ThirdPartyStub.Request::method).toList();
     }
 
     // ----- Third-party faults -----
