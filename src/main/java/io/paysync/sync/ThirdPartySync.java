@@ -89,7 +89,6 @@ public class ThirdPartySync {
         Message m = exchange.getMessage();
         m.removeHeaders("*");
         m.setHeader(ACTION, action);
-        exchange.setProperty(REQUEST_STARTED, !action.equals("done"));
         if (action.equals("create")) {
             m.setHeader(Exchange.HTTP_METHOD, "POST");
             m.setHeader(Exchange.HTTP_PATH, "/records");
@@ -103,6 +102,7 @@ public class ThirdPartySync {
                     "orderNumber=" + URLEncoder.encode(order.orderNumber(), StandardCharsets.UTF_8));
             m.setBody(null);
         }
+        exchange.setProperty(REQUEST_STARTED, !action.equals("done"));
     }
 
     /** The record the third party keeps (CONTRACT §4). */

@@ -1,0 +1,41 @@
+package io.paysync.sync;
+
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+
+import io.paysync.config.InvalidSettingsException;
+import org.junit.jupiter.api.Test;
+
+/** Settings that would let two workers hold one order at once are refused at start, with the reason. */
+class SyncSettingsTest {
+
+    private static SyncSettings settings(int leaseSeconds, int retries, int connectMs, int responseMs, String url) {
+        return new SyncSettings(true, 2000, 50, Duration.ofSeconds(leaseSeconds), 10, Duration.ofSeconds(5),
+                Duration.ofMinutes(15), false, retries, 200, url, connectMs, responseMs, true, false,
+                Duration.ofSeconds(60), "w");
+    }
+
+    @Test
+    void should_accept_the_defaults() {
+        settings(120, 2, 2000, 10_000, "https://records.example").check();
+    }
+
+    @Test
+    void should_refuse_a_lease_shorter_than_the_longest_call_sequence_for_one_order() {
+        // 3 tries x (2 s + 10 s) + 200 ms x (2^2 - 1) = 36.6 s
+        assertThatThrownBy(() -> settings(36, 2, 2000, 10_000, "https://records.example").check())
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.sync.lease-seconds (36 s)")
+                .hasMessageContaining("36600 ms");
+        settings(37, 2, 2000, 10_000, "https://records.example").check();
+    }
+
+    @Test
+    void should_refuse_a_third_party_url_that_is_not_http_without_echoing_it() {
+        assertThatThrownBy(() -> settings(120, 2, 2000, 10_000, "ftp://user:secret@records").check())
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.third-party.url")
+                .hasMessageNotContaining("secret");
+    }
+}
