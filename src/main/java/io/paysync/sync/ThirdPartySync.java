@@ -132,7 +132,7 @@ public class ThirdPartySync {
             String guid = guid(m.getBody(byte[].class));
             if (guid == null) {
                 // Created or not, we cannot know without an id: never Completed without one.
-                throw new SyncFailure("HTTP " + status + " without an id in a JSON body", true, !lookup, 0);
+                throw new SyncFailure("HTTP " + status + " without an id in a JSON body", !lookup, 0);
             }
             exchange.setProperty(GUID, guid);
             return;
@@ -146,7 +146,7 @@ public class ThirdPartySync {
             // A 5xx may come after the record was made (or from a proxy after forwarding); a 503 that asks to come
             // back later is the third party refusing before it started.
             boolean inDoubt = !lookup && status >= 500 && !(status == 503 && retryAfter > 0);
-            throw new SyncFailure("HTTP " + status, true, inDoubt, retryAfter);
+            throw new SyncFailure("HTTP " + status, inDoubt, retryAfter);
         }
         exchange.setProperty(REFUSED, "HTTP " + status + " (not retryable)");
     }

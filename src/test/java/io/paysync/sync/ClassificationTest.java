@@ -22,7 +22,7 @@ class ClassificationTest {
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(new HttpHostConnectException("refused"))).isFalse();
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(new ConnectTimeoutException("connect timed out")))
                 .isFalse();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 429", true, false, 0))).isFalse();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 429", false, 0))).isFalse();
     }
 
     @Test
@@ -30,7 +30,7 @@ class ClassificationTest {
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SocketTimeoutException("Read timed out"))).isTrue();
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(new NoHttpResponseException("no response"))).isTrue();
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(new IOException("Connection reset"))).isTrue();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 500", true, true, 0))).isTrue();
+        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 500", true, 0))).isTrue();
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(new IllegalStateException("unknown"))).isTrue();
         assertThat(ThirdPartySync.mayHaveReachedThirdParty(
                 new RuntimeException("wrapped", new SocketTimeoutException("Read timed out")))).isTrue();
