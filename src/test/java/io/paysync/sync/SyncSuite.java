@@ -213,19 +213,19 @@ public abstract class SyncSuite {
 
     @Test
     void should_renew_the_lease_order_by_order_so_a_slow_batch_is_never_sent_twice() throws Exception {
-        // 12 orders at 600 ms each take 7 s, far beyond a 2 s lease; a second worker takes over what the first
+        // 16 orders at 600 ms each take 10 s, far beyond a 2 s lease; a second worker takes over what the first
         // has not reached, and the first must skip those instead of sending them too.
         stub.idempotent(false).always(Step.hang(600));
         Map<String, String> slow = Map.of("paysync.sync.lease-seconds", "2", "paysync.sync.in-process-retries", "0",
                 "paysync.third-party.response-timeout-ms", "1000");
         PaysyncInstance a = worker(slow);
-        a.insertPaidOrders("SLOW-", 12);
+        a.insertPaidOrders("SLOW-", 16);
         await().atMost(Duration.ofSeconds(5)).until(() -> !stub.requests().isEmpty());
         worker(slow);
 
         await().atMost(Duration.ofSeconds(60)).until(() -> a.count(
-                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 12);
-        for (int i = 0; i < 12; i++) {
+                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 16);
+        for (int i = 0; i < 16; i++) {
             assertThat(stub.recordsFor("SLOW-" + i)).as("SLOW-" + i).isEqualTo(1);
         }
         assertThat(workers(a, "Completed")).as("both workers completed some").hasSize(2);
@@ -350,7 +350,7 @@ public abstract class SyncSuite {
     void should_pause_claiming_without_burning_attempts_while_the_breaker_is_open() throws Exception {
         stub.always(Step.status(500));
         PaysyncInstance app = worker(Map.of("camel.resilience4j.minimumNumberOfCalls", "2",
-                "camel.resilience4j.slidingWindowSize", "2", "camel.resilience4j.waitDurationInOpenState", "3",
+                "camel.resilience4j.slidingWindowSize", "2", "camel.resilience4j.waitDurationInOpenState", "5",
                 "paysync.sync.max-attempts", "50", "paysync.sync.in-process-retries", "0"));
         for (int i = 0; i < 3; i++) {
             paidOrder(app, "BRK-" + i);
