@@ -54,13 +54,14 @@ public final class Database implements AutoCloseable {
     }
 
     static void migrate(DataSource ds, Dialect dialect) {
-        MigrateResult result = Flyway.configure()
+        Flyway flyway = Flyway.configure()
                 .dataSource(ds)
                 .locations(dialect.migrationLocation())
-                .load()
-                .migrate();
+                .load();
+        MigrateResult result = flyway.migrate();
+        var current = flyway.info().current();
         LOG.info("Database schema ({}) at version {} ({} migrations applied now)", dialect.folder(),
-                result.targetSchemaVersion, result.migrationsExecuted);
+                current == null ? "none" : current.getVersion(), result.migrationsExecuted);
     }
 
     public DataSource dataSource() {
