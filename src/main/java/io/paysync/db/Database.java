@@ -80,6 +80,11 @@ public final class Database implements AutoCloseable {
         return transactions;
     }
 
+    /** Every timestamp is stored and bound as UTC (the columns are TIMESTAMP WITH TIME ZONE / DATETIMEOFFSET). */
+    public static java.time.OffsetDateTime utc(java.time.Instant t) {
+        return t == null ? null : t.atOffset(java.time.ZoneOffset.UTC);
+    }
+
     public String sql(String name) {
         return dialect.sql(name);
     }

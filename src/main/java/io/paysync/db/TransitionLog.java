@@ -1,7 +1,6 @@
 package io.paysync.db;
 
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -39,7 +38,7 @@ public final class TransitionLog {
                 .addValue("toStatus", e.to())
                 .addValue("cause", truncate(e.cause(), 300))
                 .addValue("detail", truncate(e.detail(), 1000))
-                .addValue("now", now.atOffset(ZoneOffset.UTC));
+                .addValue("now", Database.utc(now));
     }
 
     public static String truncate(String s, int max) {

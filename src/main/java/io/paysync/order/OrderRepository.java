@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +50,7 @@ public class OrderRepository {
                 .addValue("orderNumber", orderNumber)
                 .addValue("amount", amount)
                 .addValue("currency", currency)
-                .addValue("now", utc(now())));
+                .addValue("now", Database.utc(now())));
     }
 
     public Optional<Order> find(String orderNumber) {
@@ -73,7 +72,7 @@ public class OrderRepository {
             int rows = jdbc.update(db.sql("mark-order-paid"), new MapSqlParameterSource()
                     .addValue("orderNumber", orderNumber)
                     .addValue("transactionId", transactionId)
-                    .addValue("now", utc(now)));
+                    .addValue("now", Database.utc(now)));
             if (rows == 1) {
                 recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Paid.name(),
                         cause, "transaction " + transactionId, now);
@@ -102,7 +101,7 @@ public class OrderRepository {
                 .addValue("transactionId", transactionId)
                 .addValue("webhookId", webhookId)
                 .addValue("detail", truncate(detail, 1000))
-                .addValue("now", utc(now())));
+                .addValue("now", Database.utc(now())));
     }
 
     public List<Map<String, Object>> anomalies(int limit) {
@@ -153,10 +152,6 @@ public class OrderRepository {
     private int inTransaction(java.util.function.IntSupplier work) {
         Integer rows = tx.execute(status -> work.getAsInt());
         return rows == null ? 0 : rows;
-    }
-
-    static OffsetDateTime utc(Instant t) {
-        return t == null ? null : t.atOffset(ZoneOffset.UTC);
     }
 
     private static Instant instant(ResultSet rs, String column) throws SQLException {

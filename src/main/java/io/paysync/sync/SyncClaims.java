@@ -4,6 +4,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import io.paysync.db.Database;
+
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
@@ -30,8 +32,8 @@ public class SyncClaims {
         Message m = exchange.getMessage();
         var now = repository.now();
         m.setHeader("claimToken", UUID.randomUUID().toString());
-        m.setHeader("now", SyncRepository.utc(now));
-        m.setHeader("leaseUntil", SyncRepository.utc(now.plus(settings.lease())));
+        m.setHeader("now", Database.utc(now));
+        m.setHeader("leaseUntil", Database.utc(now.plus(settings.lease())));
         m.setHeader("batchSize", settings.batchSize());
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
     }

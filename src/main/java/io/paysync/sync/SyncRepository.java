@@ -2,7 +2,6 @@ package io.paysync.sync;
 
 import java.time.Clock;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 
@@ -48,7 +47,7 @@ public class SyncRepository {
      */
     public boolean renewLease(ClaimedOrder o, Instant leaseUntil) {
         return db.jdbc().update(db.sql("renew-lease"), new MapSqlParameterSource("id", o.id())
-                .addValue("claimToken", o.claimToken()).addValue("leaseUntil", utc(leaseUntil))) == 1;
+                .addValue("claimToken", o.claimToken()).addValue("leaseUntil", Database.utc(leaseUntil))) == 1;
     }
 
     public boolean complete(ClaimedOrder o, String guid, String workerId) {
@@ -60,7 +59,7 @@ public class SyncRepository {
     public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId,
             Runnable alsoIfMoved) {
         return fenced(o, "reschedule-sync", SyncStatus.Pending, workerId, error,
-                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)).addValue("error", error), alsoIfMoved);
+                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)).addValue("error", error), alsoIfMoved);
     }
 
     public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId) {
@@ -71,7 +70,7 @@ public class SyncRepository {
     public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId,
             Runnable alsoIfMoved) {
         return fenced(o, "release-claim", SyncStatus.Pending, workerId, reason,
-                new MapSqlParameterSource("nextAttemptAt", utc(nextAttemptAt)), alsoIfMoved);
+                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)), alsoIfMoved);
     }
 
     public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId) {
@@ -95,7 +94,7 @@ public class SyncRepository {
     private boolean fenced(ClaimedOrder o, String statement, SyncStatus to, String workerId, String detail,
             MapSqlParameterSource params, Runnable alsoIfMoved) {
         Instant now = now();
-        params.addValue("id", o.id()).addValue("claimToken", o.claimToken()).addValue("now", utc(now));
+        params.addValue("id", o.id()).addValue("claimToken", o.claimToken()).addValue("now", Database.utc(now));
         if (params.hasValue("error")) {
             params.addValue("error", TransitionLog.truncate((String) params.getValue("error"), 1000));
         }
@@ -137,7 +136,7 @@ public class SyncRepository {
     private boolean operator(String statement, String orderNumber, SyncStatus to, String cause, String detail,
             MapSqlParameterSource params, Runnable alsoIfMoved) {
         Instant now = now();
-        params.addValue("orderNumber", orderNumber).addValue("now", utc(now));
+        params.addValue("orderNumber", orderNumber).addValue("now", Database.utc(now));
         Boolean moved = db.transactions().execute(status -> {
             int rows = db.jdbc().update(db.sql(statement), params);
             if (rows == 1) {
@@ -156,7 +155,7 @@ public class SyncRepository {
 
     public List<String> expirable(Instant cutoff, int limit) {
         return db.jdbc().queryForList(db.sql("find-expirable-orders"),
-                new MapSqlParameterSource("cutoff", utc(cutoff)).addValue("limit", limit), String.class);
+                new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", limit), String.class);
     }
 
     /** Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. */
@@ -164,7 +163,7 @@ public class SyncRepository {
         Instant now = now();
         Boolean moved = db.transactions().execute(status -> {
             int rows = db.jdbc().update(db.sql("expire-order"),
-                    new MapSqlParameterSource("orderNumber", orderNumber).addValue("cutoff", utc(cutoff)));
+                    new MapSqlParameterSource("orderNumber", orderNumber).addValue("cutoff", Database.utc(cutoff)));
             if (rows == 1) {
                 history.record(new Entry(orderNumber, "payment", "Pending", "Expired", "expiry",
                         "no final payment before " + cutoff), now);
@@ -172,9 +171,5 @@ public class SyncRepository {
             return rows == 1;
         });
         return Boolean.TRUE.equals(moved);
-    }
-
-    static java.time.OffsetDateTime utc(Instant t) {
-        return t == null ? null : t.atOffset(ZoneOffset.UTC);
     }
 }

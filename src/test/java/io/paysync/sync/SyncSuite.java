@@ -426,7 +426,9 @@ public abstract class SyncSuite {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> app.count(
                 "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid' AND sync_status <> 'Completed'") == 0);
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> true);
+        // And it stays so: no Expired order is sent in the rounds that follow.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> app.count(
+                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Expired' AND sync_status <> 'Pending'") == 0);
 
         for (int i = 0; i < n; i++) {
             String order = "EDGE-" + i;
