@@ -41,7 +41,9 @@ public final class ThirdPartyStub implements AutoCloseable {
         /** Answer 200 with a body that is not JSON (no record). */
         NON_JSON,
         /** Answer 201 with JSON that has no id (no record). */
-        NO_ID
+        NO_ID,
+        /** Close the connection without an answer and without a record: a reset before anything happened. */
+        DROP
     }
 
     public record Step(Fault fault, int status, long delayMs, String retryAfter) {
@@ -66,7 +68,25 @@ public final class ThirdPartyStub implements AutoCloseable {
         }
     }
 
-    public record Request(String method, String orderNumber, String idempotencyKey, String body, long atNanos) {
+    /** One request as received; {@code port} tells which listener (so which worker, in the chaos run) sent it. */
+    public record Request(String method, String orderNumber, String idempotencyKey, String body, long atNanos,
+            int port) {
+    }
+
+    /** What the stub did with a request: the status it answered (0: none), the record's id and whether it is new. */
+    public record Answer(Request request, Fault fault, int status, String recordId, boolean created) {
+    }
+
+    /**
+     * Told about every request on arrival (before any record is created) and after its answer is sent or dropped; the
+     * chaos run records its history and kills workers from here. Runs on the stub's request thread.
+     */
+    public interface Observer {
+        default void received(Request request) {
+        }
+
+        default void answered(Answer answer) {
+        }
     }
 
     private static final Pattern ORDER_NUMBER = Pattern.compile("\"orderNumber\"\\s*:\\s*\"([^\"]*)\"");
@@ -78,9 +98,13 @@ public final class ThirdPartyStub implements AutoCloseable {
     private final Map<String, Deque<Step>> scriptPerOrder = new ConcurrentHashMap<>();
     private volatile Step always;
     private volatile boolean idempotent = true;
+    private volatile java.util.function.Function<Request, Step> faults;
+    private volatile Observer observer = new Observer() {
+    };
     private final CountDownLatch released = new CountDownLatch(1);
     private final int port;
     private HttpServer server;
+    private final List<HttpServer> extraServers = new CopyOnWriteArrayList<>();
 
     private ThirdPartyStub(int port) {
         this.port = port;
@@ -110,6 +134,28 @@ public final class ThirdPartyStub implements AutoCloseable {
 
     public String url() {
         return "http://127.0.0.1:" + port;
+    }
+
+    /** One more listener on its own port sharing this third party's records, so requests tell who sent them. */
+    public String addListener() throws IOException {
+        int extra = PaysyncInstance.freePort();
+        HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", extra), 200);
+        s.createContext("/records", this::handle);
+        s.setExecutor(Executors.newCachedThreadPool());
+        s.start();
+        extraServers.add(s);
+        return "http://127.0.0.1:" + extra;
+    }
+
+    /** Chooses the step for every request not covered by {@link #always} or a script (null: no faults). */
+    public ThirdPartyStub faults(java.util.function.Function<Request, Step> chooser) {
+        this.faults = chooser;
+        return this;
+    }
+
+    public ThirdPartyStub observer(Observer observer) {
+        this.observer = observer;
+        return this;
     }
 
     /** The next requests about this order meet these steps, in order; after them, {@link Fault#NONE}. */
@@ -177,15 +223,19 @@ public final class ThirdPartyStub implements AutoCloseable {
                 Matcher m = ORDER_NUMBER.matcher(body);
                 orderNumber = m.find() ? m.group(1) : null;
             }
-            requests.add(new Request(method, orderNumber, key, body, System.nanoTime()));
+            Request request = new Request(method, orderNumber, key, body, System.nanoTime(),
+                    ex.getLocalAddress().getPort());
+            requests.add(request);
+            observer.received(request);
             if ("GET".equals(method)) {
                 String id = orderNumber == null ? null : idsByOrder.get(orderNumber);
-                respond(ex, id == null ? 404 : 200, id == null ? "{\"error\":\"no record\"}" : "{\"id\":\"" + id + "\"}",
-                        null);
+                answer(ex, request, Fault.NONE, id == null ? 404 : 200,
+                        id == null ? "{\"error\":\"no record\"}" : "{\"id\":\"" + id + "\"}", null, id, false);
                 return;
             }
             if (key == null || orderNumber == null || !key.equals(orderNumber)) {
-                respond(ex, 400, "{\"error\":\"Idempotency-Key must be the order number\"}", null);
+                answer(ex, request, Fault.STATUS, 400, "{\"error\":\"Idempotency-Key must be the order number\"}",
+                        null, null, false);
                 return;
             }
             Step step = always;
@@ -193,15 +243,24 @@ public final class ThirdPartyStub implements AutoCloseable {
                 Deque<Step> script = scriptPerOrder.get(orderNumber);
                 step = script == null ? null : script.poll();
             }
+            java.util.function.Function<Request, Step> chooser = faults;
+            if (step == null && chooser != null) {
+                step = chooser.apply(request);
+            }
             if (step == null) {
                 step = Step.ok();
             }
-            switch (step.fault()) {
-                case STATUS -> respond(ex, step.status(), "{\"error\":\"injected " + step.status() + "\"}",
-                        step.retryAfter());
-                case NON_JSON -> respond(ex, 200, "<html>created?</html>", null);
-                case NO_ID -> respond(ex, 201, "{\"status\":\"ok\"}", null);
-                case CREATE_THEN_DROP -> create(key, orderNumber); // closing without headers: the client gets no answer
+            Fault fault = step.fault();
+            switch (fault) {
+                case STATUS -> answer(ex, request, fault, step.status(),
+                        "{\"error\":\"injected " + step.status() + "\"}", step.retryAfter(), null, false);
+                case NON_JSON -> answer(ex, request, fault, 200, "<html>created?</html>", null, null, false);
+                case NO_ID -> answer(ex, request, fault, 201, "{\"status\":\"ok\"}", null, null, false);
+                case DROP -> observer.answered(new Answer(request, fault, 0, null, false));
+                case CREATE_THEN_DROP -> { // closing without headers: the client gets no answer
+                    Created c = create(key, orderNumber);
+                    observer.answered(new Answer(request, fault, 0, c.id, c.created));
+                }
                 case CREATE_THEN_HANG -> {
                     Created c = create(key, orderNumber);
                     try {
@@ -209,15 +268,27 @@ public final class ThirdPartyStub implements AutoCloseable {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    respond(ex, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null);
+                    answer(ex, request, fault, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null, c.id,
+                            c.created);
                 }
                 case NONE -> {
                     Created c = create(key, orderNumber);
-                    respond(ex, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null);
+                    answer(ex, request, fault, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null, c.id,
+                            c.created);
                 }
             }
         } catch (IOException e) {
             // The client went away (timed out or was killed): nothing to answer.
+        }
+    }
+
+    /** Sends the answer, then tells the observer; an answer the client no longer reads still counts as sent. */
+    private void answer(HttpExchange ex, Request request, Fault fault, int status, String body, String retryAfter,
+            String recordId, boolean created) throws IOException {
+        try {
+            respond(ex, status, body, retryAfter);
+        } finally {
+            observer.answered(new Answer(request, fault, status, recordId, created));
         }
     }
 
@@ -257,5 +328,6 @@ public final class ThirdPartyStub implements AutoCloseable {
     public void close() {
         released.countDown();
         server.stop(0);
+        extraServers.forEach(s -> s.stop(0));
     }
 }

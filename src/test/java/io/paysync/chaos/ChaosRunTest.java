@@ -1,0 +1,621 @@
+package io.paysync.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Step;
+import io.paysync.support.WorkerProcess;
+import io.paysync.support.history.History;
+import io.paysync.support.history.History.CallbackKind;
+import io.paysync.support.history.HistoryChecker;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The chaos run (issue 4): three worker JVMs on the real PostgreSQL, callbacks spread over them (duplicates,
+ * out-of-order failures, forged and mismatched ones), workers killed at random and at points of the third-party call,
+ * database connections terminated mid-flight, and the third party injecting every fault CONTRACT §4 names. Every
+ * callback, request, answer and final state is recorded; {@link HistoryChecker} must find nothing lost, duplicated,
+ * early or unexpected.
+ * <p>
+ * Short by default (1,000 orders, in {@code .ci/run}). The long run:
+ * {@code mvn test -Dtest=ChaosRunTest -Dpaysync.chaos.orders=10000}. {@code -Dpaysync.chaos.seed=N} replays the
+ * plan (the timing of a real run can never be replayed exactly).
+ */
+@DatabaseAvailable(DatabaseAvailable.Kind.POSTGRESQL)
+class ChaosRunTest {
+
+    private static final int ORDERS = Integer.getInteger("paysync.chaos.orders", 1000);
+    private static final long SEED = Long.getLong("paysync.chaos.seed", System.currentTimeMillis());
+    private static final int WORKERS = 3;
+    private static final String WORKER_APP = "paysync-chaos-worker";
+    private static final String AMOUNT = "12.34";
+    private static final String UNSYNCED = "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"
+            + " AND sync_status NOT IN ('Completed', 'Failed')";
+
+    @TempDir
+    Path workDir;
+
+    private final History history = new History();
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final Random plan = new Random(SEED);
+    private final AtomicBoolean chaos = new AtomicBoolean(true);
+    private Workers workers;
+
+    @Test
+    void should_lose_duplicate_and_send_early_nothing_under_kills_terminations_and_third_party_faults()
+            throws Exception {
+        System.out.printf("chaos run: %d orders, %d workers, seed %d%n", ORDERS, WORKERS, SEED);
+        long started = System.nanoTime();
+        try (TestDatabase db = TestDatabase.postgres(); ThirdPartyStub stub = ThirdPartyStub.start();
+                HikariDataSource observer = observer(db)) {
+            List<String> urls = new ArrayList<>(List.of(stub.url()));
+            for (int i = 1; i < WORKERS; i++) {
+                urls.add(stub.addListener());
+            }
+            Map<Integer, Integer> workerByStubPort = new HashMap<>();
+            for (int i = 0; i < WORKERS; i++) {
+                workerByStubPort.put(URI.create(urls.get(i)).getPort(), i);
+            }
+            workers = new Workers(db, urls);
+            stub.observer(new Recorder(observer, workerByStubPort));
+            workers.startAll();
+
+            List<String> orders = new ArrayList<>();
+            for (int i = 0; i < ORDERS; i++) {
+                orders.add("CH-" + i);
+            }
+            ExecutorService gateway = Executors.newFixedThreadPool(6);
+            try {
+                runAll(gateway, orders, this::createOrder);
+                System.out.printf("chaos run: %d orders created after %d s%n", ORDERS, secondsSince(started));
+
+                // Chaos starts once the orders exist: faults at the third party, kills, terminated connections.
+                stub.faults(request -> thirdPartyFault());
+                ScheduledExecutorService chaosThreads = Executors.newScheduledThreadPool(2);
+                chaosThreads.submit(this::killAtRandom);
+                chaosThreads.submit(() -> terminateConnections(observer, db));
+                Map<String, Long> seeds = new HashMap<>();
+                for (String order : orders) {
+                    seeds.put(order, plan.nextLong());
+                }
+                runAll(gateway, orders, order -> deliverCallbacks(order, new Random(seeds.get(order))));
+                System.out.printf("chaos run: callbacks delivered after %d s%n", secondsSince(started));
+
+                // The faults go on while the sync catches up (all but 1 % of the Paid orders), then stop.
+                long chaosUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(60 + ORDERS / 20);
+                while (System.nanoTime() < chaosUntil && count(observer, UNSYNCED) > ORDERS / 100) {
+                    Thread.sleep(1_000);
+                }
+                System.out.printf("chaos run: faults stopped after %d s%n", secondsSince(started));
+                chaos.set(false);
+                stub.faults(null);
+                chaosThreads.shutdownNow();
+                chaosThreads.awaitTermination(30, TimeUnit.SECONDS);
+                workers.restartAllDead();
+                awaitSettled(observer, started);
+            } finally {
+                gateway.shutdownNow();
+                workers.closeAll();
+            }
+            recordFinalStates(observer);
+        }
+        HistoryChecker.Result result = HistoryChecker.check(history);
+        String report = String.format("chaos run: %d orders, %d workers, seed %d, %d s%n%s", ORDERS, WORKERS, SEED,
+                secondsSince(started), result.report());
+        System.out.print(report);
+        Path out = Path.of("target", "chaos");
+        history.write(out.resolve("history-" + SEED + ".jsonl"));
+        Files.writeString(out.resolve("figures-" + ORDERS + ".txt"), report);
+
+        assertThat(result.count(HistoryChecker.LOST)).as(report).isZero();
+        assertThat(result.count(HistoryChecker.DUPLICATED)).as(report).isZero();
+        assertThat(result.count(HistoryChecker.EARLY)).as(report).isZero();
+        assertThat(result.count(HistoryChecker.UNEXPECTED)).as(report).isZero();
+        assertThat(result.count(HistoryChecker.DEAD_LETTERED)).as("max-attempts is set out of reach: " + report)
+                .isZero();
+        // The run proves something only if the faults really happened.
+        assertThat(result.figures()).as(report)
+                .hasEntrySatisfying("fault kill-random", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying("fault kill-request-received", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying("fault kill-response-sent", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying("fault pg_terminate_backend", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying("final Paid/Completed", n -> assertThat(n).isGreaterThan(ORDERS / 2));
+        for (Fault f : List.of(Fault.STATUS, Fault.CREATE_THEN_DROP, Fault.CREATE_THEN_HANG, Fault.DROP,
+                Fault.NON_JSON, Fault.NO_ID)) {
+            assertThat(result.figures().keySet()).as(report).anyMatch(k -> k.startsWith("  answered " + f.name()));
+        }
+    }
+
+    // ----- The gateway: orders and callbacks -----
+
+    private void createOrder(String order) throws Exception {
+        byte[] body = ("{\"orderNumber\":\"" + order + "\",\"amount\":\"" + AMOUNT + "\",\"currency\":\"EUR\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        for (int attempt = 0; attempt < 60; attempt++) {
+            int w = workers.pickReady();
+            try {
+                HttpResponse<String> r = post(w, "/api/orders", body);
+                if (r.statusCode() == 201 || r.statusCode() == 409) { // 409: an earlier try got in, its answer lost
+                    return;
+                }
+            } catch (IOException e) {
+                // the worker died under us: try another
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("could not create " + order);
+    }
+
+    /**
+     * What a real gateway does to one order, chosen per order: pays it (sometimes delivering the callback again, or
+     * twice at once), fails it then maybe pays it, pays it then sends a late failure, forges or mismatches a callback
+     * first, or never calls back.
+     */
+    private void deliverCallbacks(String order, Random r) throws Exception {
+        String txn = "gw_" + order;
+        byte[] success = PaysyncInstance.callbackBody(order, txn, AMOUNT, "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
+        String[] signed = PaysyncInstance.signatureHeaders(success, PaysyncInstance.SECRET, now());
+        double p = r.nextDouble();
+        if (p < 0.55) {
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+            if (r.nextDouble() < 0.3) {
+                deliver(order, CallbackKind.DUPLICATE, success, signed);
+            }
+        } else if (p < 0.65) { // the same callback delivered twice at once, to different workers
+            CompletableFuture<Void> a = CompletableFuture.runAsync(() -> deliverQuietly(order, CallbackKind.SUCCESS,
+                    success, signed));
+            deliver(order, CallbackKind.DUPLICATE, success, signed);
+            a.join();
+        } else if (p < 0.73) { // success, then a failure that arrives late
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+            deliver(order, CallbackKind.FAILURE, failure(order), null);
+        } else if (p < 0.82) { // failure first, then maybe a success for the now final order
+            deliver(order, CallbackKind.FAILURE, failure(order), null);
+            if (r.nextBoolean()) {
+                deliver(order, CallbackKind.SUCCESS, success, signed);
+            }
+        } else if (p < 0.87) { // forged first (signed with a secret we do not know), then the genuine one
+            deliver(order, CallbackKind.FORGED, success,
+                    PaysyncInstance.signatureHeaders(success, PaysyncInstance.UNKNOWN_SECRET, now()));
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+        } else if (p < 0.92) { // a mismatched amount first, then the genuine one
+            byte[] wrong = PaysyncInstance.callbackBody(order, txn, "12.35", "EUR", "succeeded")
+                    .getBytes(StandardCharsets.UTF_8);
+            deliver(order, CallbackKind.MISMATCHED, wrong,
+                    PaysyncInstance.signatureHeaders(wrong, PaysyncInstance.SECRET, now()));
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+        }
+        // else: the gateway never calls back; the order stays Pending and is never sent.
+    }
+
+    private static byte[] failure(String order) {
+        return PaysyncInstance.callbackBody(order, "gw_fail_" + order, AMOUNT, "EUR", "failed")
+                .getBytes(StandardCharsets.UTF_8);
+    }
+
+    private void deliverQuietly(String order, CallbackKind kind, byte[] body, String[] headers) {
+        try {
+            deliver(order, kind, body, headers);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Like a gateway: resends the same delivery (same id, timestamp, signature) until it gets an answer below 500. */
+    private void deliver(String order, CallbackKind kind, byte[] body, String[] headers) throws Exception {
+        String[] h = headers != null ? headers
+                : PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now());
+        for (int attempt = 0; attempt < 60; attempt++) {
+            int w = workers.pickReady();
+            long invoked = System.nanoTime();
+            try {
+                HttpResponse<String> r = post(w, "/api/payments/callback", body, h);
+                String outcome = null;
+                if (r.statusCode() == 200) {
+                    JsonNode json = PaysyncInstance.JSON.readTree(r.body());
+                    outcome = json.path("outcome").asText(null);
+                }
+                history.add(new History.Callback(order, kind, w, r.statusCode(), outcome, invoked,
+                        System.nanoTime()));
+                if (r.statusCode() < 500) {
+                    return;
+                }
+            } catch (IOException e) {
+                history.add(new History.Callback(order, kind, w, 0, null, invoked, System.nanoTime()));
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no worker answered a callback for " + order);
+    }
+
+    private HttpResponse<String> post(int worker, String path, byte[] body, String... headers)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + workers.port(worker) + path))
+                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static long now() {
+        return Instant.now().getEpochSecond();
+    }
+
+    // ----- The third party's faults and the kills at points of the call -----
+
+    /** One request in four meets a fault; each named fault about equally often. */
+    private static Step thirdPartyFault() {
+        ThreadLocalRandom r = ThreadLocalRandom.current();
+        if (r.nextInt(4) != 0) {
+            return null;
+        }
+        return switch (r.nextInt(10)) {
+            case 0 -> Step.status(408);
+            case 1 -> Step.status(429, "1");
+            case 2 -> Step.status(500);
+            case 3 -> Step.status(503, "1");
+            case 4 -> Step.hang(2_000); // longer than the response timeout: the caller gives up, the record exists
+            case 5 -> Step.of(Fault.DROP); // connection closed before anything happened
+            case 6 -> Step.of(Fault.CREATE_THEN_DROP); // record created, response lost
+            case 7 -> Step.of(Fault.NON_JSON);
+            case 8 -> Step.of(Fault.NO_ID);
+            default -> Step.status(503);
+        };
+    }
+
+    /**
+     * Records what the third party sees, checks the payment status in the database at the moment a create arrives,
+     * and kills the calling worker on the spot at every 97th create received and every 89th create answered.
+     */
+    private final class Recorder implements ThirdPartyStub.Observer {
+        private final HikariDataSource observer;
+        private final Map<Integer, Integer> workerByStubPort;
+        private final AtomicInteger received = new AtomicInteger();
+        private final AtomicInteger answered = new AtomicInteger();
+
+        Recorder(HikariDataSource observer, Map<Integer, Integer> workerByStubPort) {
+            this.observer = observer;
+            this.workerByStubPort = workerByStubPort;
+        }
+
+        @Override
+        public void received(ThirdPartyStub.Request request) {
+            int worker = workerByStubPort.getOrDefault(request.port(), -1);
+            history.add(new History.Request(request.orderNumber(), request.method(), request.idempotencyKey(), worker,
+                    paymentStatus(request.orderNumber()), request.atNanos()));
+            if ("POST".equals(request.method()) && received.incrementAndGet() % 97 == 0 && chaos.get()) {
+                workers.kill(worker, "kill-request-received");
+            }
+        }
+
+        @Override
+        public void answered(ThirdPartyStub.Answer answer) {
+            ThirdPartyStub.Request request = answer.request();
+            history.add(new History.Answer(request.orderNumber(), request.method(), answer.fault().name(),
+                    answer.status(), answer.recordId(), answer.created(), System.nanoTime()));
+            if ("POST".equals(request.method()) && answer.status() / 100 == 2 && answer.recordId() != null
+                    && answered.incrementAndGet() % 89 == 0 && chaos.get()) {
+                // The answer is on its way; the worker has not stored the GUID yet (or only just).
+                workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-response-sent");
+            }
+        }
+
+        private String paymentStatus(String order) {
+            if (order == null) {
+                return null;
+            }
+            try (Connection c = observer.getConnection();
+                    PreparedStatement ps = c.prepareStatement(
+                            "SELECT payment_status FROM orders WHERE order_number = ?")) {
+                ps.setString(1, order);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next() ? rs.getString(1) : null;
+                }
+            } catch (SQLException e) {
+                return "unreadable: " + e.getMessage();
+            }
+        }
+    }
+
+    private void killAtRandom() {
+        while (chaos.get()) {
+            try {
+                Thread.sleep(ThreadLocalRandom.current().nextLong(3_000, 8_000));
+                if (chaos.get()) {
+                    workers.kill(ThreadLocalRandom.current().nextInt(WORKERS), "kill-random");
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Every 1-3 s, terminates one of the workers' database connections, whatever it is doing. */
+    private void terminateConnections(HikariDataSource observer, TestDatabase db) {
+        while (chaos.get()) {
+            try {
+                Thread.sleep(ThreadLocalRandom.current().nextLong(1_000, 3_000));
+                try (Connection c = observer.getConnection(); Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery("SELECT pg_terminate_backend(pid), state FROM pg_stat_activity"
+                                + " WHERE application_name = '" + WORKER_APP + "' AND datname = current_database()"
+                                + " ORDER BY random() LIMIT 1")) {
+                    if (rs.next() && rs.getBoolean(1)) {
+                        history.add(new History.Fault("pg_terminate_backend", rs.getString(2), System.nanoTime()));
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (SQLException e) {
+                // the observer's own connection is not a target; a failure here only skips one termination
+            }
+        }
+    }
+
+    // ----- Settling and the final states -----
+
+    private void awaitSettled(HikariDataSource observer, long started) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(Math.max(5, ORDERS / 1000));
+        long open;
+        do {
+            Thread.sleep(1_000);
+            open = count(observer, UNSYNCED);
+            workers.restartAllDead();
+        } while (open > 0 && System.nanoTime() < deadline);
+        System.out.printf("chaos run: settled after %d s (%d Paid orders not yet synced)%n", secondsSince(started),
+                open);
+    }
+
+    private void recordFinalStates(HikariDataSource observer) throws SQLException {
+        try (Connection c = observer.getConnection(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT order_number, payment_status, sync_status, third_party_guid FROM orders")) {
+            while (rs.next()) {
+                history.add(new History.Final(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+            }
+        }
+    }
+
+    private static long count(HikariDataSource ds, String sql) throws SQLException {
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getLong(1);
+        }
+    }
+
+    private static HikariDataSource observer(TestDatabase db) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(db.url());
+        config.setUsername(db.username());
+        config.setPassword(db.password());
+        config.setMaximumPoolSize(8);
+        config.addDataSourceProperty("ApplicationName", "paysync-chaos-observer");
+        return new HikariDataSource(config);
+    }
+
+    private static long secondsSince(long nanos) {
+        return TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - nanos);
+    }
+
+    private interface OrderTask {
+        void run(String order) throws Exception;
+    }
+
+    private static void runAll(ExecutorService pool, List<String> orders, OrderTask task) throws Exception {
+        List<CompletableFuture<Void>> all = new ArrayList<>();
+        for (String order : orders) {
+            all.add(CompletableFuture.runAsync(() -> {
+                try {
+                    task.run(order);
+                } catch (Exception e) {
+                    throw new IllegalStateException(order + ": " + e, e);
+                }
+            }, pool));
+        }
+        CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.MINUTES);
+    }
+
+    // ----- The worker JVMs -----
+
+    /** Three worker JVMs, each calling the third party through its own listener; killed ones come back. */
+    private final class Workers {
+        private final TestDatabase db;
+        private final List<String> thirdPartyUrls;
+        private final int[] ports = new int[WORKERS];
+        private final WorkerProcess[] processes = new WorkerProcess[WORKERS];
+        private final boolean[] ready = new boolean[WORKERS];
+        private final int[] incarnation = new int[WORKERS];
+        private final ScheduledExecutorService restarts = Executors.newSingleThreadScheduledExecutor();
+        private final Object starting = new Object();
+
+        Workers(TestDatabase db, List<String> thirdPartyUrls) throws IOException {
+            this.db = db;
+            this.thirdPartyUrls = thirdPartyUrls;
+            for (int i = 0; i < WORKERS; i++) {
+                ports[i] = PaysyncInstance.freePort();
+            }
+        }
+
+        void startAll() throws Exception {
+            start(0); // the first one migrates the schema
+            for (int i = 1; i < WORKERS; i++) {
+                start(i);
+            }
+        }
+
+        int port(int worker) {
+            return ports[worker];
+        }
+
+        synchronized int pickReady() throws InterruptedException {
+            while (true) {
+                List<Integer> up = new ArrayList<>();
+                for (int i = 0; i < WORKERS; i++) {
+                    if (ready[i]) {
+                        up.add(i);
+                    }
+                }
+                if (!up.isEmpty()) {
+                    return up.get(ThreadLocalRandom.current().nextInt(up.size()));
+                }
+                wait(100);
+            }
+        }
+
+        /** kill -9 on the spot; it is started again 0.5-2 s later. */
+        void kill(int worker, String why) {
+            if (worker < 0) {
+                return;
+            }
+            synchronized (this) {
+                if (!ready[worker]) {
+                    return;
+                }
+                ready[worker] = false;
+            }
+            try {
+                processes[worker].kill();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            history.add(new History.Fault(why, "worker " + worker, System.nanoTime()));
+            restarts.schedule(() -> {
+                try {
+                    start(worker);
+                } catch (Exception e) {
+                    System.out.println("chaos run: restart of worker " + worker + " failed: " + e);
+                }
+            }, ThreadLocalRandom.current().nextLong(500, 2_000), TimeUnit.MILLISECONDS);
+        }
+
+        void restartAllDead() throws Exception {
+            for (int i = 0; i < WORKERS; i++) {
+                WorkerProcess p = processes[i];
+                if (p == null || !p.process().isAlive()) {
+                    start(i);
+                }
+            }
+        }
+
+        /** One start at a time: a scheduled restart and the settling loop may both find a worker dead. */
+        private void start(int i) throws Exception {
+            synchronized (starting) {
+                WorkerProcess existing = processes[i];
+                if (existing == null || !existing.process().isAlive()) {
+                    launch(i);
+                }
+            }
+        }
+
+        private void launch(int i) throws Exception {
+            Path dir = workDir.resolve("worker-" + i + "-" + (++incarnation[i]));
+            Files.createDirectories(dir);
+            String url = db.url() + (db.url().contains("?") ? "&" : "?") + "ApplicationName=" + WORKER_APP;
+            Map<String, String> env = Map.of(
+                    "CAMEL_MAIN_PROFILE", "prod",
+                    "CAMEL_SERVER_PORT", String.valueOf(ports[i]),
+                    "PAYSYNC_DB_URL", url, "PAYSYNC_DB_USERNAME", db.username(),
+                    "PAYSYNC_DB_PASSWORD", db.password(),
+                    "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
+                    "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
+                    "PAYSYNC_THIRD_PARTY_URL", thirdPartyUrls.get(i));
+            Map<String, String> tuning = new HashMap<>();
+            tuning.put("paysync.sync.worker-id", "chaos-" + i + "-" + incarnation[i]);
+            tuning.put("paysync.sync.period-ms", "100");
+            tuning.put("paysync.sync.batch-size", "20");
+            tuning.put("paysync.sync.lease-seconds", "5");
+            tuning.put("paysync.sync.max-attempts", "1000");
+            tuning.put("paysync.sync.backoff-base-ms", "100");
+            tuning.put("paysync.sync.backoff-max-ms", "1000");
+            tuning.put("paysync.sync.in-process-retries", "1");
+            tuning.put("paysync.sync.in-process-retry-delay-ms", "50");
+            tuning.put("paysync.third-party.connect-timeout-ms", "500");
+            tuning.put("paysync.third-party.response-timeout-ms", "1000");
+            tuning.put("paysync.db.pool-size", "6");
+            tuning.put("camel.resilience4j.waitDurationInOpenState", "1");
+            tuning.put("camel.main.jmxEnabled", "false");
+            tuning.put("paysync.payment.expiry-enabled", "false");
+            WorkerProcess p = WorkerProcess.start(dir, env, tuning);
+            processes[i] = p;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (!isReady(ports[i])) {
+                if (!p.process().isAlive() || System.nanoTime() > deadline) {
+                    throw new AssertionError("worker " + i + " did not start:\n" + p.output());
+                }
+                Thread.sleep(200);
+            }
+            synchronized (this) {
+                ready[i] = true;
+                notifyAll();
+            }
+        }
+
+        private boolean isReady(int port) {
+            try {
+                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/observe/health/ready")).timeout(Duration.ofSeconds(2))
+                        .build(), HttpResponse.BodyHandlers.discarding());
+                return r.statusCode() == 200;
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+
+        void closeAll() throws InterruptedException {
+            restarts.shutdownNow();
+            synchronized (this) {
+                for (int i = 0; i < WORKERS; i++) {
+                    ready[i] = false;
+                }
+            }
+            for (WorkerProcess p : processes) {
+                if (p != null) {
+                    p.close();
+                }
+            }
+        }
+    }
+}
