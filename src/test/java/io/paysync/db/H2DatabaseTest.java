@@ -2,7 +2,8 @@ package io.paysync.db;
 
 import io.paysync.support.TestDatabase;
 
-/** The database suite on the embedded default, H2. */
+/** The database suite on the embedded default, H2; its log must not leak secrets (scenario 22). */
+@org.junit.jupiter.api.extension.ExtendWith(io.paysync.support.LogHygiene.class)
 class H2DatabaseTest extends DatabaseSuite {
 
     @Override

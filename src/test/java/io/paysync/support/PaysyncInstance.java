@@ -55,8 +55,17 @@ public final class PaysyncInstance implements AutoCloseable {
     }
 
     public static PaysyncInstance start(TestDatabase database, Map<String, String> extra) throws Exception {
+        return start(database, extra, null);
+    }
+
+    /** With a clock the runtime reads instead of the system's (bound as {@code paysyncClock}), if not null. */
+    public static PaysyncInstance start(TestDatabase database, Map<String, String> extra, java.time.Clock clock)
+            throws Exception {
         int port = freePort();
         Main main = Paysync.create();
+        if (clock != null) {
+            main.bind("paysyncClock", clock);
+        }
         Map<String, String> props = new LinkedHashMap<>();
         props.put("camel.main.name", "paysync-test-" + INSTANCES.incrementAndGet());
         props.put("camel.server.port", String.valueOf(port));
@@ -179,7 +188,9 @@ public final class PaysyncInstance implements AutoCloseable {
 
     public static String sign(String secret, String id, long timestamp, byte[] body) {
         try {
-            return new Webhook(secret).sign(id, timestamp, new String(body, StandardCharsets.UTF_8));
+            String signature = new Webhook(secret).sign(id, timestamp, new String(body, StandardCharsets.UTF_8));
+            LogHygiene.SIGNATURES.add(signature);
+            return signature;
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

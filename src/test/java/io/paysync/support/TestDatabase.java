@@ -15,6 +15,10 @@ import org.junit.jupiter.api.Assertions;
  */
 public abstract class TestDatabase implements AutoCloseable {
 
+    /** Distinctive, so the log hygiene check can look for it. */
+    public static final String H2_PASSWORD = "h2-test-password-7c1e9a";
+
+
     public abstract String url();
 
     public abstract String username();
@@ -40,7 +44,7 @@ public abstract class TestDatabase implements AutoCloseable {
 
     public static TestDatabase h2() {
         String url = "jdbc:h2:mem:paysync-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-        return new Fixed(url, "sa", "test");
+        return new Fixed(url, "sa", H2_PASSWORD);
     }
 
     /**

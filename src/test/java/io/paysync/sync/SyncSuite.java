@@ -49,6 +49,13 @@ public abstract class SyncSuite {
 
     /** A worker with fast timers; extra settings override. */
     protected PaysyncInstance worker(Map<String, String> extra) throws Exception {
+        PaysyncInstance instance = PaysyncInstance.start(database, withDefaults(extra));
+        instances.add(instance);
+        return instance;
+    }
+
+    /** Fast timers and a worker id of its own; extra settings override. */
+    protected Map<String, String> withDefaults(Map<String, String> extra) {
         Map<String, String> props = new HashMap<>();
         props.put("paysync.sync.enabled", "true");
         props.put("paysync.third-party.url", stub.url());
@@ -67,9 +74,7 @@ public abstract class SyncSuite {
         props.put("camel.resilience4j.waitDurationInOpenState", "1");
         props.put("paysync.sync.worker-id", "worker-" + (instances.size() + 1));
         props.putAll(extra);
-        PaysyncInstance instance = PaysyncInstance.start(database, props);
-        instances.add(instance);
-        return instance;
+        return props;
     }
 
     protected PaysyncInstance worker() throws Exception {
@@ -405,6 +410,70 @@ public abstract class SyncSuite {
         assertThat(live.column("ZOMBIE-0", "third_party_guid")).isEqualTo(liveGuid);
         assertThat(live.column("ZOMBIE-0", "sync_status")).isEqualTo("Completed");
         assertThat(live.column("ZOMBIE-0", "sync_attempts")).isEqualTo("2");
+    }
+
+    // ----- Lease boundaries (scenario 16) -----
+
+    @Test
+    void should_reclaim_only_expired_leases_and_dead_letter_exhausted_ones_at_exact_clock_boundaries()
+            throws Exception {
+        io.paysync.support.MutableClock clock = io.paysync.support.MutableClock.atNow();
+        Map<String, String> props = new HashMap<>(Map.of("paysync.sync.enabled", "false",
+                "paysync.sync.max-attempts", "3"));
+        PaysyncInstance seeder = worker(props);
+        seeder.insertPaidOrders("LEASE-", 6);
+        java.time.Instant now = clock.instant();
+        // LEASE-0 lease ran out 1 s ago; LEASE-1 still has 1 s; LEASE-2 ran out with every attempt used; LEASE-3 is
+        // Completed with an old lease; LEASE-4 is due in 1 s; LEASE-5's lease ends exactly now (not yet expired).
+        seeder.execute(leased("LEASE-0", "Processing", now.minusSeconds(1), 1, "dead-worker"));
+        seeder.execute(leased("LEASE-1", "Processing", now.plusSeconds(1), 1, "live-worker"));
+        seeder.execute(leased("LEASE-2", "Processing", now.minusSeconds(1), 3, "dead-worker"));
+        seeder.execute(leased("LEASE-3", "Completed", now.minusSeconds(60), 1, "done")
+                .replace("WHERE", ", third_party_guid = 'guid-3' WHERE"));
+        seeder.execute("UPDATE orders SET next_attempt_at = " + timestamp(now.plusSeconds(1)) + ", sync_attempts = 1"
+                + " WHERE order_number = 'LEASE-4'");
+        seeder.execute(leased("LEASE-5", "Processing", now, 1, "live-worker"));
+
+        props.put("paysync.sync.enabled", "true");
+        PaysyncInstance app = PaysyncInstance.start(database, withDefaults(props), clock);
+        instances.add(app);
+
+        awaitSyncStatus(app, "LEASE-0", "Completed");
+        awaitSyncStatus(app, "LEASE-2", "Failed");
+        // Many claim rounds later (the timer runs, the clock does not), nothing else moved.
+        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+            assertThat(app.column("LEASE-1", "claim_token")).isEqualTo("live-worker");
+            assertThat(app.column("LEASE-5", "claim_token")).isEqualTo("live-worker");
+            assertThat(app.column("LEASE-3", "sync_status")).isEqualTo("Completed");
+            assertThat(app.column("LEASE-4", "sync_status")).isEqualTo("Pending");
+        });
+        assertThat(stub.requestsFor("LEASE-0")).isEqualTo(1);
+        assertThat(stub.requestsFor("LEASE-2")).as("exhausted: dead-lettered without another call").isZero();
+        assertThat(app.column("LEASE-2", "sync_attempts")).isEqualTo("4");
+        for (String untouched : List.of("LEASE-1", "LEASE-3", "LEASE-4", "LEASE-5")) {
+            assertThat(stub.requestsFor(untouched)).as(untouched).isZero();
+        }
+        assertThat(app.column("LEASE-3", "third_party_guid")).isEqualTo("guid-3");
+
+        // Two seconds later the live lease and the back-off have run out too.
+        clock.advance(Duration.ofSeconds(2));
+        for (String order : List.of("LEASE-1", "LEASE-4", "LEASE-5")) {
+            awaitSyncStatus(app, order, "Completed");
+            assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
+        }
+        assertThat(stub.requestsFor("LEASE-3")).isZero();
+    }
+
+    private static String leased(String order, String syncStatus, java.time.Instant leaseUntil, int attempts,
+            String token) {
+        return "UPDATE orders SET sync_status = '" + syncStatus + "', lease_until = " + timestamp(leaseUntil)
+                + ", sync_attempts = " + attempts + ", claim_token = '" + token + "' WHERE order_number = '" + order
+                + "'";
+    }
+
+    private static String timestamp(java.time.Instant at) {
+        return "TIMESTAMP WITH TIME ZONE '" + java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC)
+                .toString().replace('T', ' ') + "+00:00'";
     }
 
     // ----- Expiry -----

@@ -1,0 +1,205 @@
+package io.paysync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.WorkerProcess;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Scenarios 11 and 14: a worker JVM killed with {@code destroyForcibly()} at each point of one third-party call, and a
+ * database connection terminated between the call and the GUID save. The points are reached exactly, not by timing:
+ * the stub signals when a request arrives or its answer is sent, and a row lock held by the test stops the worker
+ * just before its key insert or its GUID commit. Afterwards the order is Completed with the third party's one record.
+ */
+@DatabaseAvailable(DatabaseAvailable.Kind.POSTGRESQL)
+class CallPointCrashTest {
+
+    enum Point {
+        /** Claimed and lease renewed; stopped at the idempotency-key insert, before any request. */
+        BEFORE_CALL,
+        /** The third party has the request; no record yet. */
+        REQUEST_RECEIVED,
+        /** The record exists and its answer was sent. */
+        RESPONSE_SENT,
+        /** The answer arrived; the worker waits to store the GUID. */
+        BEFORE_GUID_COMMIT,
+        /** As BEFORE_GUID_COMMIT, but the worker lives and its database connection is terminated instead. */
+        CONNECTION_TERMINATED_BEFORE_GUID_COMMIT
+    }
+
+    private static final String ORDER = "POINT-0";
+
+    @TempDir
+    Path workDir;
+
+    @ParameterizedTest
+    @EnumSource(Point.class)
+    void should_complete_the_order_with_one_record_whatever_point_of_the_call_the_worker_dies_at(Point point)
+            throws Exception {
+        try (TestDatabase db = TestDatabase.postgres(); ThirdPartyStub stub = ThirdPartyStub.start()) {
+            PaysyncInstance seeder = PaysyncInstance.start(db);
+            AtomicReference<Connection> lockHolder = new AtomicReference<>();
+            AtomicReference<WorkerProcess> victim = new AtomicReference<>();
+            try {
+                if (point == Point.BEFORE_CALL) {
+                    lockHolder.set(holdKey(db));
+                }
+                stub.observer(new ThirdPartyStub.Observer() {
+                    @Override
+                    public void received(ThirdPartyStub.Request request) {
+                        if (stub.requests().size() > 1) {
+                            return; // only the first call meets the fault
+                        }
+                        if (point == Point.REQUEST_RECEIVED) {
+                            kill(victim.get());
+                        } else if (point == Point.BEFORE_GUID_COMMIT
+                                || point == Point.CONNECTION_TERMINATED_BEFORE_GUID_COMMIT) {
+                            lockHolder.set(holdOrderRow(db));
+                        }
+                    }
+
+                    @Override
+                    public void answered(ThirdPartyStub.Answer answer) {
+                        if (point == Point.RESPONSE_SENT && stub.requests().size() == 1) {
+                            kill(victim.get());
+                        }
+                    }
+                });
+                seeder.insertPaidOrders("POINT-", 1);
+                victim.set(WorkerProcess.start(workDir, env(db, stub), tuning()));
+                WorkerProcess worker = victim.get();
+
+                switch (point) {
+                    case BEFORE_CALL, BEFORE_GUID_COMMIT -> {
+                        awaitLockWait(seeder, worker);
+                        kill(worker);
+                    }
+                    case CONNECTION_TERMINATED_BEFORE_GUID_COMMIT -> {
+                        awaitLockWait(seeder, worker);
+                        assertThat(seeder.count("SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM"
+                                + " pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock')"
+                                + " t")).isEqualTo(1);
+                    }
+                    default -> await().atMost(Duration.ofSeconds(60)).until(() -> !worker.process().isAlive());
+                }
+                if (point == Point.BEFORE_CALL) {
+                    assertThat(stub.requests()).as("killed before the call").isEmpty();
+                } else {
+                    assertThat(stub.requests()).as("the call was made").hasSize(1);
+                }
+                Connection held = lockHolder.getAndSet(null);
+                if (held != null) {
+                    held.rollback();
+                    held.close();
+                }
+
+                PaysyncInstance survivor = point == Point.CONNECTION_TERMINATED_BEFORE_GUID_COMMIT ? null
+                        : PaysyncInstance.start(db, Map.of("paysync.sync.enabled", "true",
+                                "paysync.third-party.url", stub.url(), "paysync.sync.period-ms", "50",
+                                "paysync.sync.lease-seconds", "4", "paysync.third-party.response-timeout-ms", "1000",
+                                "paysync.sync.in-process-retries", "0"));
+                try {
+                    await().atMost(Duration.ofSeconds(60)).until(() -> "Completed".equals(seeder.column(ORDER,
+                            "sync_status")));
+                    assertThat(stub.recordsFor(ORDER)).as("one record at the third party").isEqualTo(1);
+                    assertThat(seeder.column(ORDER, "third_party_guid")).isEqualTo(stub.idFor(ORDER));
+                    assertThat(stub.requests()).as("every send carries the same Idempotency-Key")
+                            .allSatisfy(r -> assertThat(r.idempotencyKey()).isEqualTo(ORDER));
+                    if (point != Point.BEFORE_CALL) {
+                        assertThat(stub.requests()).as("the in-doubt call was resent with its key").hasSize(2);
+                    }
+                } finally {
+                    if (survivor != null) {
+                        survivor.close();
+                    }
+                }
+            } finally {
+                Connection held = lockHolder.get();
+                if (held != null) {
+                    held.close();
+                }
+                if (victim.get() != null) {
+                    victim.get().close();
+                }
+                seeder.close();
+            }
+        }
+    }
+
+    private static Map<String, String> env(TestDatabase db, ThirdPartyStub stub) throws java.io.IOException {
+        return Map.of(
+                "CAMEL_MAIN_PROFILE", "prod",
+                "CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()),
+                "PAYSYNC_DB_URL", db.url(), "PAYSYNC_DB_USERNAME", db.username(),
+                "PAYSYNC_DB_PASSWORD", db.password(),
+                "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
+                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
+                "PAYSYNC_THIRD_PARTY_URL", stub.url());
+    }
+
+    private static Map<String, String> tuning() {
+        return Map.of("paysync.sync.period-ms", "50", "paysync.sync.lease-seconds", "4",
+                "paysync.third-party.response-timeout-ms", "1000", "paysync.sync.in-process-retries", "0",
+                "paysync.sync.backoff-base-ms", "50", "paysync.sync.backoff-max-ms", "200",
+                "camel.main.jmxEnabled", "false");
+    }
+
+    /** An uncommitted insert of the order's idempotency key: the worker's own insert waits on it. */
+    private static Connection holdKey(TestDatabase db) throws SQLException {
+        Connection c = db.connect();
+        c.setAutoCommit(false);
+        try (PreparedStatement ps = c.prepareStatement("INSERT INTO CAMEL_MESSAGEPROCESSED (processorName, messageId,"
+                + " createdAt) VALUES ('third-party-create', ?, CURRENT_TIMESTAMP)")) {
+            ps.setString(1, ORDER);
+            ps.executeUpdate();
+        }
+        return c;
+    }
+
+    /** A row lock on the order: the worker's fenced GUID update waits on it. */
+    private static Connection holdOrderRow(TestDatabase db) {
+        try {
+            Connection c = db.connect();
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                s.executeQuery("SELECT id FROM orders WHERE order_number = '" + ORDER + "' FOR UPDATE").close();
+            }
+            return c;
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void awaitLockWait(PaysyncInstance seeder, WorkerProcess worker) throws Exception {
+        try {
+            await().atMost(Duration.ofSeconds(60)).until(() -> seeder.count("SELECT COUNT(*) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND wait_event_type = 'Lock'") == 1);
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError("the worker never reached the point:\n" + worker.output(), e);
+        }
+    }
+
+    private static void kill(WorkerProcess worker) {
+        try {
+            worker.kill();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
