@@ -123,6 +123,40 @@ public abstract class SyncSuite {
         assertThat(view.get("syncedAt").isNull()).isFalse();
     }
 
+    /** Scenario 2 end to end: 20 identical callbacks at once, two workers syncing, one record at the third party. */
+    @Test
+    void should_make_one_record_from_20_concurrent_identical_callbacks_with_two_workers() throws Exception {
+        stub.idempotent(false); // every POST that reaches it is a new record: a second send would show
+        PaysyncInstance app = worker();
+        worker();
+        app.createOrder("DUP-1", "10.00", "EUR");
+        byte[] body = PaysyncInstance.callbackBody("DUP-1", "gw_dup", "10.00", "EUR", "succeeded")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        String[] headers = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET,
+                java.time.Instant.now().getEpochSecond());
+        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(20);
+        List<java.util.concurrent.Future<Response>> answers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            answers.add(pool.submit(() -> {
+                go.await();
+                return app.post("/api/payments/callback", "application/json", body, headers);
+            }));
+        }
+        go.countDown();
+        List<String> outcomes = new ArrayList<>();
+        for (var f : answers) {
+            outcomes.add(f.get(30, java.util.concurrent.TimeUnit.SECONDS).outcome());
+        }
+        pool.shutdown();
+
+        awaitSyncStatus(app, "DUP-1", "Completed");
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> stub.requestsFor("DUP-1") == 1);
+        assertThat(outcomes).containsOnly("paid", "already-paid").filteredOn("paid"::equals).hasSize(1);
+        assertThat(stub.recordsFor("DUP-1")).isEqualTo(1);
+        assertThat(app.column("DUP-1", "third_party_guid")).isEqualTo(stub.idFor("DUP-1"));
+    }
+
     @Test
     void should_send_final_failures_as_unpaid_only_when_configured() throws Exception {
         PaysyncInstance app = worker(Map.of("paysync.sync.include-final-failures", "true"));

@@ -78,4 +78,89 @@ class WorkerCrashTest {
             }
         }
     }
+
+    /** Scenario 17 (I6): a JVM killed right after answering {@code 200 paid} has that payment on disk. */
+    @Test
+    void should_keep_every_acknowledged_payment_when_the_jvm_is_killed_right_after_answering() throws Exception {
+        int orders = 40;
+        try (TestDatabase db = TestDatabase.postgres()) {
+            PaysyncInstance seeder = PaysyncInstance.start(db);
+            try {
+                for (int i = 0; i < orders; i++) {
+                    assertThat(seeder.createOrder("ACK-" + i, "10.00", "EUR").status()).isEqualTo(201);
+                }
+                int port = PaysyncInstance.freePort();
+                Map<String, String> env = Map.of(
+                        "CAMEL_MAIN_PROFILE", "prod",
+                        "CAMEL_SERVER_PORT", String.valueOf(port),
+                        "PAYSYNC_DB_URL", db.url(), "PAYSYNC_DB_USERNAME", db.username(),
+                        "PAYSYNC_DB_PASSWORD", db.password(),
+                        "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
+                        "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
+                        "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/unused");
+                Map<String, String> noTimers = Map.of("paysync.sync.enabled", "false",
+                        "paysync.payment.expiry-enabled", "false", "camel.main.jmxEnabled", "false");
+                WorkerProcess victim = WorkerProcess.start(workDir, env, noTimers);
+                java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+                await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> http.send(
+                        java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                                + "/observe/health/ready")).build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding()).statusCode() == 200);
+
+                // Every callback at once; the JVM dies the moment the tenth "paid" answer is read.
+                Map<String, String> answers = new java.util.concurrent.ConcurrentHashMap<>();
+                java.util.concurrent.atomic.AtomicInteger paid = new java.util.concurrent.atomic.AtomicInteger();
+                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+                for (int i = 0; i < orders; i++) {
+                    String order = "ACK-" + i;
+                    pool.submit(() -> {
+                        byte[] body = PaysyncInstance.callbackBody(order, "gw_" + order, "10.00", "EUR", "succeeded")
+                                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                        var b = java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://127.0.0.1:" + port
+                                + "/api/payments/callback")).header("Content-Type", "application/json")
+                                .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+                        String[] h = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET,
+                                java.time.Instant.now().getEpochSecond());
+                        for (int k = 0; k < h.length; k += 2) {
+                            b.header(h[k], h[k + 1]);
+                        }
+                        try {
+                            var r = http.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                            answers.put(order, r.statusCode() + " " + r.body());
+                            if (r.statusCode() == 200 && r.body().contains("\"paid\"")
+                                    && paid.incrementAndGet() == 10) {
+                                victim.kill();
+                            }
+                        } catch (Exception e) {
+                            answers.put(order, "no answer");
+                        }
+                        return null;
+                    });
+                }
+                pool.shutdown();
+                assertThat(pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+                assertThat(victim.process().isAlive()).isFalse();
+
+                // Restarted (the same database), every acknowledged payment is there.
+                PaysyncInstance restarted = PaysyncInstance.start(db);
+                try {
+                    long acknowledged = 0;
+                    for (int i = 0; i < orders; i++) {
+                        String order = "ACK-" + i;
+                        String answer = answers.get(order);
+                        if (answer.startsWith("200 ")) {
+                            acknowledged++;
+                            assertThat(restarted.get("/api/orders/" + order).json().get("paymentStatus").asText())
+                                    .as(order + " answered " + answer).isEqualTo("Paid");
+                        }
+                    }
+                    assertThat(acknowledged).as("answers: " + answers).isGreaterThanOrEqualTo(10);
+                } finally {
+                    restarted.close();
+                }
+            } finally {
+                seeder.close();
+            }
+        }
+    }
 }
