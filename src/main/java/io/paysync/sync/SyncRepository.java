@@ -87,6 +87,20 @@ public class SyncRepository {
     }
 
     /**
+     * An anomaly row for reconciliation, written when run: pass it as {@code alsoIfMoved} so it commits with the
+     * outcome (a worker that lost its claim records nothing).
+     */
+    public Runnable anomaly(String kind, ClaimedOrder o, String detail) {
+        return () -> db.jdbc().update(db.sql("insert-anomaly"), new MapSqlParameterSource()
+                .addValue("kind", kind)
+                .addValue("orderNumber", o.orderNumber())
+                .addValue("transactionId", o.transactionId())
+                .addValue("webhookId", null)
+                .addValue("detail", TransitionLog.truncate(detail, 1000))
+                .addValue("now", Database.utc(now())));
+    }
+
+    /**
      * The outcome UPDATE, matched on the claim token, with its history row and {@code alsoIfMoved} (forgetting the
      * idempotency key) in one transaction: a worker that lost its claim changes nothing, not even the key the new
      * owner relies on.

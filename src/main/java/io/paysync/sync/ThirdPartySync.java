@@ -272,9 +272,16 @@ public class ThirdPartySync {
         return () -> keys.remove(order.orderNumber());
     }
 
+    /**
+     * Processing -> Failed. When a try may have created the record, the key is kept and an {@code sync-in-doubt}
+     * anomaly asks for reconciliation with the third party, both in the outcome's transaction.
+     */
     private void deadLetter(Exchange exchange, ClaimedOrder order, String error) {
         LOG.warn("Order {}: dead-lettered: {}", order.orderNumber(), error);
-        if (!repository.deadLetter(order, error, settings.workerId(), forgetKeyUnlessInDoubt(exchange, order))) {
+        Runnable also = Boolean.TRUE.equals(exchange.getProperty(MAY_HAVE_CREATED, Boolean.class))
+                ? repository.anomaly("sync-in-doubt", order, error)
+                : forgetKeyUnlessInDoubt(exchange, order);
+        if (!repository.deadLetter(order, error, settings.workerId(), also)) {
             lostLease(order, "dead letter");
         }
     }

@@ -248,6 +248,11 @@ public abstract class SyncSuite {
         assertThat(methods("DOUBT-1")).as("no blind resend after the in-doubt attempt").containsExactly("POST");
         assertThat(stub.recordsFor("DOUBT-1")).isEqualTo(1);
         assertThat(app.column("DOUBT-1", "last_sync_error")).contains("in doubt");
+        // Scenario 12: recorded for reconciliation with the third party, not resent.
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'sync-in-doubt'"
+                + " AND order_number = 'DOUBT-1'")).isEqualTo(1);
+        JsonNode anomalies = app.get("/api/admin/anomalies", app.admin()).json();
+        assertThat(anomalies.toString()).contains("sync-in-doubt").contains("DOUBT-1");
     }
 
     @Test
@@ -373,6 +378,7 @@ public abstract class SyncSuite {
         assertThat(stub.requestsFor("BAD-1")).isEqualTo(1);
         assertThat(app.column("BAD-1", "sync_attempts")).isEqualTo("1");
         assertThat(app.column("BAD-1", "last_sync_error")).contains("HTTP 400");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).as("a refusal is not in doubt").isZero();
 
         Response resolved = app.postJson("/api/admin/orders/BAD-1/resolve", "{\"thirdPartyGuid\":\"found-by-hand\"}",
                 app.admin());
