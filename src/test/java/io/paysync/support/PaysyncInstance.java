@@ -55,17 +55,18 @@ public final class PaysyncInstance implements AutoCloseable {
     }
 
     public static PaysyncInstance start(TestDatabase database, Map<String, String> extra) throws Exception {
-        return start(database, extra, null);
+        return start(database, extra, Map.of());
     }
 
-    /** With a clock the runtime reads instead of the system's (bound as {@code paysyncClock}), if not null. */
-    public static PaysyncInstance start(TestDatabase database, Map<String, String> extra, java.time.Clock clock)
+    /**
+     * As {@link #start(TestDatabase, Map)}, with beans bound before the runtime configures itself: a
+     * {@link TestClock} bound as {@code paysyncClock} becomes the clock of everything time-dependent.
+     */
+    public static PaysyncInstance start(TestDatabase database, Map<String, String> extra, Map<String, Object> beans)
             throws Exception {
         int port = freePort();
         Main main = Paysync.create();
-        if (clock != null) {
-            main.bind("paysyncClock", clock);
-        }
+        beans.forEach(main::bind);
         Map<String, String> props = new LinkedHashMap<>();
         props.put("camel.main.name", "paysync-test-" + INSTANCES.incrementAndGet());
         props.put("camel.server.port", String.valueOf(port));

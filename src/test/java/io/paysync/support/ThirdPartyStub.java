@@ -178,6 +178,13 @@ public final class ThirdPartyStub implements AutoCloseable {
         this.always = step;
     }
 
+    /** Drops every scripted fault not yet met, the {@link #always} step and the chooser: healthy again. */
+    public void clearFaults() {
+        scriptPerOrder.clear();
+        always = null;
+        faults = null;
+    }
+
     /** Lets hanging requests answer now. */
     public void releaseHanging() {
         released.countDown();

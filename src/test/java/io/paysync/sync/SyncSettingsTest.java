@@ -38,4 +38,22 @@ class SyncSettingsTest {
                 .hasMessageContaining("paysync.third-party.url")
                 .hasMessageNotContaining("secret");
     }
+
+    /**
+     * Scenario 19: one claim statement locking 5,000 rows makes SQL Server escalate to a table lock, and READPAST
+     * skips only row locks; the batch is capped well below.
+     */
+    @Test
+    void should_refuse_a_batch_size_at_which_sql_server_escalates_to_a_table_lock() {
+        org.apache.camel.impl.DefaultCamelContext context = new org.apache.camel.impl.DefaultCamelContext();
+        java.util.Properties props = new java.util.Properties();
+        props.put("paysync.third-party.url", "https://records.example");
+        props.put("paysync.sync.batch-size", "5000");
+        context.getPropertiesComponent().setOverrideProperties(props);
+
+        assertThatThrownBy(() -> SyncSettings.from(new io.paysync.config.Settings(context, "prod")))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.sync.batch-size must be between 1 and 1000 (is 5000)");
+        org.assertj.core.api.Assertions.assertThat(SyncSettings.MAX_BATCH_SIZE).isLessThan(5000);
+    }
 }

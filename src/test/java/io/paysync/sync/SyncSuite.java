@@ -457,7 +457,8 @@ public abstract class SyncSuite {
     @Test
     void should_reclaim_only_expired_leases_and_dead_letter_exhausted_ones_at_exact_clock_boundaries()
             throws Exception {
-        io.paysync.support.MutableClock clock = io.paysync.support.MutableClock.atNow();
+        io.paysync.support.TestClock clock = new io.paysync.support.TestClock(
+                java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
         Map<String, String> props = new HashMap<>(Map.of("paysync.sync.enabled", "false",
                 "paysync.sync.max-attempts", "3"));
         PaysyncInstance seeder = worker(props);
@@ -475,7 +476,7 @@ public abstract class SyncSuite {
         seeder.execute(leased("LEASE-5", "Processing", now, 1, "live-worker"));
 
         props.put("paysync.sync.enabled", "true");
-        PaysyncInstance app = PaysyncInstance.start(database, withDefaults(props), clock);
+        PaysyncInstance app = PaysyncInstance.start(database, withDefaults(props), Map.of("paysyncClock", clock));
         instances.add(app);
 
         awaitSyncStatus(app, "LEASE-0", "Completed");

@@ -1,0 +1,252 @@
+package io.paysync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+
+import io.paysync.db.Database;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.EdgeCasesMode;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.lifecycle.AfterContainer;
+import net.jqwik.api.lifecycle.BeforeContainer;
+import org.apache.camel.ProducerTemplate;
+
+/**
+ * Reliability scenario 7, "the job runs early": orders in every combination of payment state, sync state, next
+ * attempt time and lease (including combinations the application never writes), then several claims at moving times
+ * with the real claim statement, run the way the {@code paid-order-sync} route runs it (the same camel-sql URI and
+ * headers). Each claim must return exactly the due orders, first by id up to the batch size: payment Paid (or, only
+ * when final failures are sent, Failed or Expired) and SyncStatus Pending whose next attempt has come, or Processing
+ * whose lease has expired. Never a Pending payment.
+ */
+class ClaimPropertiesTest {
+
+    private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
+    private static final Duration LEASE = Duration.ofSeconds(30);
+    private static final String CLAIM = "sql:classpath:sql/{{paysync.db.dialect}}/claim-paid-orders.sql"
+            + "?outputType=SelectList";
+
+    private static TestDatabase database;
+    private static PaysyncInstance app;
+    private static ProducerTemplate template;
+
+    @BeforeContainer
+    static void start() throws Exception {
+        database = TestDatabase.h2();
+        app = PaysyncInstance.start(database);
+        template = app.camelContext().createProducerTemplate();
+    }
+
+    @AfterContainer
+    static void stop() throws Exception {
+        template.close();
+        app.close();
+        database.close();
+    }
+
+    /** One order as inserted; offsets in seconds from T0, null for no value. */
+    record Row(String payment, String sync, Integer nextAttemptOffset, Integer leaseOffset, int attempts) {
+    }
+
+    /** One claim: how far the clock moved since the last one, the batch size, whether final failures are sent. */
+    record Claim(int advanceSeconds, int batchSize, boolean includeFinalFailures) {
+    }
+
+    /** What the test expects of one order row. */
+    private static final class Expected {
+        final long id;
+        final String orderNumber;
+        final String payment;
+        String sync;
+        Instant nextAttemptAt;
+        Instant leaseUntil;
+        int attempts;
+        String claimToken;
+
+        Expected(long id, String orderNumber, Row row) {
+            this.id = id;
+            this.orderNumber = orderNumber;
+            this.payment = row.payment();
+            this.sync = row.sync();
+            this.nextAttemptAt = row.nextAttemptOffset() == null ? null : T0.plusSeconds(row.nextAttemptOffset());
+            this.leaseUntil = row.leaseOffset() == null ? null : T0.plusSeconds(row.leaseOffset());
+            this.attempts = row.attempts();
+            this.claimToken = row.sync().equals("Processing") ? "earlier-" + orderNumber : null;
+        }
+
+        /** The contract's "due", restated independently of the SQL. */
+        boolean due(Instant now, boolean includeFinalFailures) {
+            boolean finalPayment = payment.equals("Paid")
+                    || (includeFinalFailures && (payment.equals("Failed") || payment.equals("Expired")));
+            boolean pendingAndDue = sync.equals("Pending") && (nextAttemptAt == null || !nextAttemptAt.isAfter(now));
+            boolean leaseExpired = sync.equals("Processing") && leaseUntil != null && leaseUntil.isBefore(now);
+            return finalPayment && (pendingAndDue || leaseExpired);
+        }
+
+        String describe() {
+            return orderNumber + " " + payment + "/" + sync + " next=" + nextAttemptAt + " lease=" + leaseUntil
+                    + " attempts=" + attempts;
+        }
+    }
+
+    @Property(tries = 200, edgeCases = EdgeCasesMode.MIXIN)
+    void should_claim_exactly_the_due_paid_orders_and_never_one_whose_payment_is_not_final(
+            @ForAll("orders") List<Row> rows, @ForAll("claims") List<Claim> claims) throws Exception {
+        database.reset();
+        List<Expected> orders = insert(rows);
+        Instant now = T0;
+        List<String> history = new ArrayList<>();
+        for (Claim claim : claims) {
+            now = now.plusSeconds(claim.advanceSeconds());
+            Instant at = now;
+            List<Expected> due = orders.stream().filter(o -> o.due(at, claim.includeFinalFailures())).toList();
+            List<Expected> expected = due.stream().limit(claim.batchSize()).toList();
+            String state = orders.stream().map(Expected::describe).reduce("", (a, b) -> a + "\n  " + b);
+            String token = UUID.randomUUID().toString();
+
+            List<Map<String, Object>> returned = claim(token, now, claim);
+
+            history.add("claim at T0+" + Duration.between(T0, now).toSeconds() + "s " + claim + " -> "
+                    + returned.stream().map(r -> (String) r.get("order_number")).toList());
+            String context = String.join("\n", history) + "\nbefore this claim:" + state;
+            assertThat(returned).as("a claimed order's payment must be final: %s", context)
+                    .allSatisfy(r -> assertThat(((String) r.get("payment_status")).trim())
+                            .isIn(claim.includeFinalFailures() ? Set.of("Paid", "Failed", "Expired") : Set.of("Paid")));
+            assertThat(numbers(returned)).as("exactly the due orders, first by id, up to the batch: %s", context)
+                    .isEqualTo(new TreeSet<>(expected.stream().map(o -> o.orderNumber).toList()));
+            assertThat(returned).as("the claim token and the attempt count it returns: %s", context)
+                    .allSatisfy(r -> {
+                        assertThat(r.get("claim_token")).isEqualTo(token);
+                        Expected before = orders.stream().filter(o -> o.orderNumber.equals(r.get("order_number")))
+                                .findFirst().orElseThrow();
+                        assertThat(((Number) r.get("sync_attempts")).intValue()).isEqualTo(before.attempts + 1);
+                    });
+
+            for (Expected o : expected) {
+                o.sync = "Processing";
+                o.leaseUntil = now.plus(LEASE);
+                o.attempts++;
+                o.claimToken = token;
+            }
+            assertRowsAre(orders, context);
+        }
+    }
+
+    @Provide
+    Arbitrary<List<Row>> orders() {
+        Arbitrary<String> payment = Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just("Paid")),
+                Tuple.of(3, Arbitraries.just("Pending")), Tuple.of(1, Arbitraries.just("Failed")),
+                Tuple.of(1, Arbitraries.just("Expired")));
+        Arbitrary<String> sync = Arbitraries.frequencyOf(Tuple.of(4, Arbitraries.just("Pending")),
+                Tuple.of(3, Arbitraries.just("Processing")), Tuple.of(1, Arbitraries.just("Completed")),
+                Tuple.of(1, Arbitraries.just("Failed")));
+        // Either side of the claim times (which start at T0 and move by 0, 1, 30 or 31 s), and exactly on them.
+        Arbitrary<Integer> nextAttempt = Arbitraries.of(-60, -1, 0, 1, 30, 31, 60).injectNull(0.3);
+        Arbitrary<Integer> lease = Arbitraries.of(-60, -1, 0, 1, 30, 31, 60).injectNull(0.15);
+        Arbitrary<Integer> attempts = Arbitraries.integers().between(0, 5);
+        return Combinators.combine(payment, sync, nextAttempt, lease, attempts).as(Row::new).list().ofMaxSize(14);
+    }
+
+    @Provide
+    Arbitrary<List<Claim>> claims() {
+        Arbitrary<Integer> advance = Arbitraries.of(0, 0, 1, 30, 31);
+        Arbitrary<Integer> batch = Arbitraries.integers().between(1, 6);
+        Arbitrary<Boolean> includeFinalFailures = Arbitraries.frequency(Tuple.of(4, false), Tuple.of(1, true));
+        return Combinators.combine(advance, batch, includeFinalFailures).as(Claim::new).list().ofMinSize(1)
+                .ofMaxSize(6);
+    }
+
+    private List<Map<String, Object>> claim(String token, Instant now, Claim claim) {
+        // The headers SyncClaims.prepare sets for the route, with this claim's time, batch size and mode.
+        Map<String, Object> headers = new HashMap<>();
+        headers.put("claimToken", token);
+        headers.put("now", Database.utc(now));
+        headers.put("leaseUntil", Database.utc(now.plus(LEASE)));
+        headers.put("batchSize", claim.batchSize());
+        headers.put("includeFinalFailures", claim.includeFinalFailures() ? 1 : 0);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> rows = template.requestBodyAndHeaders(CLAIM, null, headers, List.class);
+        return rows;
+    }
+
+    private static Set<String> numbers(List<Map<String, Object>> rows) {
+        return new TreeSet<>(rows.stream().map(r -> (String) r.get("order_number")).toList());
+    }
+
+    private static List<Expected> insert(List<Row> rows) throws Exception {
+        List<Expected> orders = new ArrayList<>();
+        try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, "
+                        + "payment_transaction_id, third_party_guid, created_at, paid_at, sync_attempts, "
+                        + "next_attempt_at, lease_until, claim_token) VALUES (?, 10.00, 'EUR', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                new String[] { "id" })) {
+            for (int i = 0; i < rows.size(); i++) {
+                Row row = rows.get(i);
+                String number = "C-" + i;
+                Expected expected = new Expected(0, number, row);
+                ps.setString(1, number);
+                ps.setString(2, row.payment());
+                ps.setString(3, row.sync());
+                ps.setString(4, row.payment().equals("Paid") ? "gw_" + number : null);
+                ps.setString(5, row.sync().equals("Completed") ? "guid-" + number : null);
+                ps.setObject(6, Database.utc(T0.minusSeconds(3600)));
+                ps.setObject(7, row.payment().equals("Paid") ? Database.utc(T0.minusSeconds(60)) : null);
+                ps.setInt(8, row.attempts());
+                ps.setObject(9, expected.nextAttemptAt == null ? null : Database.utc(expected.nextAttemptAt));
+                ps.setObject(10, expected.leaseUntil == null ? null : Database.utc(expected.leaseUntil));
+                ps.setString(11, expected.claimToken);
+                ps.executeUpdate();
+                try (ResultSet keys = ps.getGeneratedKeys()) {
+                    keys.next();
+                    orders.add(new Expected(keys.getLong(1), number, row));
+                }
+            }
+        }
+        return orders;
+    }
+
+    /** Every row as expected: claimed ones moved, all others untouched. */
+    private static void assertRowsAre(List<Expected> orders, String context) throws Exception {
+        try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement(
+                "SELECT id, payment_status, sync_status, next_attempt_at, lease_until, sync_attempts, claim_token "
+                        + "FROM orders ORDER BY id");
+                ResultSet rs = ps.executeQuery()) {
+            for (Expected o : orders) {
+                assertThat(rs.next()).isTrue();
+                String row = o.orderNumber + ": " + rs.getString(2) + "/" + rs.getString(3) + " next="
+                        + instant(rs.getObject(4, OffsetDateTime.class)) + " lease="
+                        + instant(rs.getObject(5, OffsetDateTime.class)) + " attempts=" + rs.getInt(6) + " token="
+                        + rs.getString(7);
+                String want = o.orderNumber + ": " + o.payment + "/" + o.sync + " next=" + o.nextAttemptAt + " lease="
+                        + o.leaseUntil + " attempts=" + o.attempts + " token=" + o.claimToken;
+                assertThat(rs.getLong(1)).isEqualTo(o.id);
+                assertThat(row).as("row after the claim: %s", context).isEqualTo(want);
+            }
+            assertThat(rs.next()).isFalse();
+        }
+    }
+
+    private static Instant instant(OffsetDateTime t) {
+        return t == null ? null : t.toInstant();
+    }
+}
