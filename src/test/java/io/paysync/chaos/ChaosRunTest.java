@@ -1,6 +1,7 @@
 package io.paysync.chaos;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.URI;
@@ -64,6 +65,9 @@ class ChaosRunTest {
     private static final int ORDERS = Integer.getInteger("paysync.chaos.orders", 1000);
     private static final long SEED = Long.getLong("paysync.chaos.seed", System.currentTimeMillis());
     private static final int WORKERS = 3;
+    /** Kills on the spot at points of the call: about ten of each per run, whatever its length. */
+    private static final int KILL_AT_RECEIVED_EVERY = Math.max(97, ORDERS / 10 + 1);
+    private static final int KILL_AT_ANSWERED_EVERY = Math.max(89, ORDERS / 11);
     private static final String WORKER_APP = "paysync-chaos-worker";
     private static final String AMOUNT = "12.34";
     private static final String UNSYNCED = "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"
@@ -119,9 +123,11 @@ class ChaosRunTest {
                 System.out.printf("chaos run: callbacks delivered after %d s%n", secondsSince(started));
 
                 // The faults go on while the sync catches up (all but 1 % of the Paid orders), then stop.
-                long chaosUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(60 + ORDERS / 20);
-                while (System.nanoTime() < chaosUntil && count(observer, UNSYNCED) > ORDERS / 100) {
-                    Thread.sleep(1_000);
+                try {
+                    await().atMost(Duration.ofSeconds(60 + ORDERS / 20)).pollInterval(Duration.ofSeconds(1))
+                            .until(() -> count(observer, UNSYNCED) <= ORDERS / 100);
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    // the faults stop anyway; settling decides
                 }
                 System.out.printf("chaos run: faults stopped after %d s%n", secondsSince(started));
                 chaos.set(false);
@@ -318,7 +324,7 @@ class ChaosRunTest {
 
     /**
      * Records what the third party sees, checks the payment status in the database at the moment a create arrives,
-     * and kills the calling worker on the spot at every 97th create received and every 89th create answered.
+     * and kills the calling worker on the spot at every n-th create received and every m-th create answered.
      */
     private final class Recorder implements ThirdPartyStub.Observer {
         private final HikariDataSource observer;
@@ -336,7 +342,7 @@ class ChaosRunTest {
             int worker = workerByStubPort.getOrDefault(request.port(), -1);
             history.add(new History.Request(request.orderNumber(), request.method(), request.idempotencyKey(), worker,
                     paymentStatus(request.orderNumber()), request.atNanos()));
-            if ("POST".equals(request.method()) && received.incrementAndGet() % 97 == 0 && chaos.get()) {
+            if ("POST".equals(request.method()) && received.incrementAndGet() % KILL_AT_RECEIVED_EVERY == 0 && chaos.get()) {
                 workers.kill(worker, "kill-request-received");
             }
         }
@@ -347,7 +353,7 @@ class ChaosRunTest {
             history.add(new History.Answer(request.orderNumber(), request.method(), answer.fault().name(),
                     answer.status(), answer.recordId(), answer.created(), System.nanoTime()));
             if ("POST".equals(request.method()) && answer.status() / 100 == 2 && answer.recordId() != null
-                    && answered.incrementAndGet() % 89 == 0 && chaos.get()) {
+                    && answered.incrementAndGet() % KILL_AT_ANSWERED_EVERY == 0 && chaos.get()) {
                 // The answer is on its way; the worker has not stored the GUID yet (or only just).
                 workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-response-sent");
             }
@@ -373,7 +379,7 @@ class ChaosRunTest {
     private void killAtRandom() {
         while (chaos.get()) {
             try {
-                Thread.sleep(ThreadLocalRandom.current().nextLong(3_000, 8_000));
+                Thread.sleep(ThreadLocalRandom.current().nextLong(5_000, 12_000));
                 if (chaos.get()) {
                     workers.kill(ThreadLocalRandom.current().nextInt(WORKERS), "kill-random");
                 }
@@ -407,15 +413,17 @@ class ChaosRunTest {
     // ----- Settling and the final states -----
 
     private void awaitSettled(HikariDataSource observer, long started) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(Math.max(5, ORDERS / 1000));
-        long open;
-        do {
-            Thread.sleep(1_000);
-            open = count(observer, UNSYNCED);
-            workers.restartAllDead();
-        } while (open > 0 && System.nanoTime() < deadline);
+        try {
+            await().atMost(Duration.ofMinutes(Math.max(5, ORDERS / 1000))).pollInterval(Duration.ofSeconds(1))
+                    .until(() -> {
+                        workers.restartAllDead();
+                        return count(observer, UNSYNCED) == 0;
+                    });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            // the checker reports what never settled as lost
+        }
         System.out.printf("chaos run: settled after %d s (%d Paid orders not yet synced)%n", secondsSince(started),
-                open);
+                count(observer, UNSYNCED));
     }
 
     private void recordFinalStates(HikariDataSource observer) throws SQLException {
@@ -590,12 +598,14 @@ class ChaosRunTest {
             tuning.put("paysync.payment.expiry-enabled", "false");
             WorkerProcess p = WorkerProcess.start(dir, env, tuning);
             processes[i] = p;
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-            while (!isReady(ports[i])) {
-                if (!p.process().isAlive() || System.nanoTime() > deadline) {
-                    throw new AssertionError("worker " + i + " did not start:\n" + p.output());
-                }
-                Thread.sleep(200);
+            try {
+                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                        .until(() -> isReady(ports[i]) || !p.process().isAlive());
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("worker " + i + " did not get ready:\n" + p.output(), e);
+            }
+            if (!p.process().isAlive()) {
+                throw new AssertionError("worker " + i + " did not start:\n" + p.output());
             }
             synchronized (this) {
                 ready[i] = true;
