@@ -72,7 +72,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         context.getPropertiesComponent().addOverrideProperty("paysync.db.dialect", database.dialect().folder());
 
         // The idempotent consumer's memory of sends whose outcome was never recorded (see ThirdPartySync).
-        JdbcMessageIdRepository sendKeys = new JdbcMessageIdRepository(database.dataSource(), "third-party-create");
+        JdbcMessageIdRepository sendKeys = new JdbcMessageIdRepository(database.dataSource(),
+                SyncRepository.SEND_KEY_PROCESSOR);
         sendKeys.setCreateTableIfNotExists(false);
 
         Registry registry = context.getRegistry();

@@ -29,6 +29,9 @@ public class SyncRepository {
         this.clock = clock;
     }
 
+    /** The processor name of the third-party send keys in {@code CAMEL_MESSAGEPROCESSED}. */
+    public static final String SEND_KEY_PROCESSOR = "third-party-create";
+
     public Instant now() {
         return clock.instant();
     }
@@ -127,6 +130,18 @@ public class SyncRepository {
     }
 
     // ----- Operator actions -----
+
+    /**
+     * How long ago the order's idempotency key was written, that is, how long ago the send that may have created a
+     * record started (empty without a key). The key's time is the system clock's, as Camel writes it.
+     */
+    public java.util.Optional<java.time.Duration> sendKeyAge(String orderNumber) {
+        List<java.sql.Timestamp> at = db.jdbc().query(db.sql("find-send-key"),
+                Map.of("processorName", SEND_KEY_PROCESSOR, "messageId", orderNumber),
+                (rs, n) -> rs.getTimestamp(1));
+        return at.isEmpty() || at.get(0) == null ? java.util.Optional.empty()
+                : java.util.Optional.of(java.time.Duration.between(at.get(0).toInstant(), Instant.now()));
+    }
 
     public List<Order> deadLetters() {
         return db.jdbc().query(db.sql("list-dead-letters"), Map.of(), OrderRepository::mapOrder);

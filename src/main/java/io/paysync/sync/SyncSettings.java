@@ -24,6 +24,7 @@ public record SyncSettings(
         int responseTimeoutMs,
         boolean idempotentCreate,
         boolean lookupEnabled,
+        Duration lookupSettle,
         Duration breakerOpenPause,
         String workerId) {
 
@@ -47,6 +48,7 @@ public record SyncSettings(
                 s.getInt("paysync.third-party.response-timeout-ms", 10_000, 1, 600_000),
                 Boolean.parseBoolean(s.getOrDefault("paysync.third-party.idempotent-create", "true")),
                 Boolean.parseBoolean(s.getOrDefault("paysync.third-party.lookup-enabled", "false")),
+                Duration.ofMillis(s.getInt("paysync.third-party.lookup-settle-ms", 60_000, 0, 86_400_000)),
                 Duration.ofSeconds(s.getInt("camel.resilience4j.waitDurationInOpenState", 60, 1, 86_400)),
                 s.getOrDefault("paysync.sync.worker-id", defaultWorkerId()));
         settings.check();
@@ -66,6 +68,11 @@ public record SyncSettings(
             problems.add("paysync.sync.lease-seconds (" + lease.toSeconds() + " s) must exceed the longest a worker "
                     + "can spend on one order: (paysync.sync.in-process-retries + 1) x (connect + response timeout)"
                     + " plus retry delays = " + worstCaseMs + " ms");
+        }
+        if (lookupEnabled && lookupSettle.toMillis() < responseTimeoutMs) {
+            problems.add("paysync.third-party.lookup-settle-ms (" + lookupSettle.toMillis() + ") must be at least "
+                    + "paysync.third-party.response-timeout-ms (" + responseTimeoutMs + "): a request the worker gave "
+                    + "up on may still be creating its record");
         }
         if (backoffMax.compareTo(backoffBase) < 0) {
             problems.add("paysync.sync.backoff-max-ms must be at least paysync.sync.backoff-base-ms");

@@ -162,14 +162,34 @@ public class ThirdPartySync {
         } else if (exchange.getProperty(REFUSED) != null) {
             deadLetter(exchange, order, exchange.getProperty(REFUSED, String.class));
         } else if (exchange.getProperty(LOOKUP_NOT_FOUND) != null) {
-            // The third party has no record: creating is safe now. The next claim creates it.
-            if (!repository.reschedule(order, repository.now(), "lookup found no record; will create",
-                    settings.workerId(), () -> keys.remove(order.orderNumber()))) {
-                lostLease(order, "reschedule after lookup");
-            }
+            lookupFoundNothing(order);
         } else {
             // No outcome: the breaker short-circuited without raising (throwExceptionWhenHalfOpenOrOpenState=false).
             release(exchange, order, "call not made; claim released");
+        }
+    }
+
+    /**
+     * A 404 proves nothing while the in-doubt request may still be at work on the third party's side (the worker
+     * gave up on it, the third party did not). Only once that send is older than {@code lookup-settle-ms} is
+     * creating safe: the key is forgotten and the next claim creates. Before that the doubt stays and the lookup
+     * is asked again when the settle time is over.
+     */
+    private void lookupFoundNothing(ClaimedOrder order) {
+        java.time.Duration wait = repository.sendKeyAge(order.orderNumber())
+                .map(age -> settings.lookupSettle().minus(age)).orElse(java.time.Duration.ZERO);
+        boolean moved;
+        if (wait.isNegative() || wait.isZero()) {
+            moved = repository.reschedule(order, repository.now(), "lookup found no record; will create",
+                    settings.workerId(), () -> keys.remove(order.orderNumber()));
+        } else {
+            LOG.info("Order {}: lookup found no record, but the in-doubt send may still be in progress; asking again "
+                    + "in {} ms", order.orderNumber(), wait.toMillis());
+            moved = repository.reschedule(order, repository.now().plus(wait), "lookup found no record yet; asking "
+                    + "again after paysync.third-party.lookup-settle-ms", settings.workerId(), null);
+        }
+        if (!moved) {
+            lostLease(order, "reschedule after lookup");
         }
     }
 

@@ -43,7 +43,9 @@ public final class ThirdPartyStub implements AutoCloseable {
         /** Answer 201 with JSON that has no id (no record). */
         NO_ID,
         /** Close the connection without an answer and without a record: a reset before anything happened. */
-        DROP
+        DROP,
+        /** Work on the request for {@link Step#delayMs}, then create the record and answer: a slow third party. */
+        HANG_THEN_CREATE
     }
 
     public record Step(Fault fault, int status, long delayMs, String retryAfter) {
@@ -61,6 +63,10 @@ public final class ThirdPartyStub implements AutoCloseable {
 
         public static Step of(Fault fault) {
             return new Step(fault, 0, 0, null);
+        }
+
+        public static Step lateCreate(long delayMs) {
+            return new Step(Fault.HANG_THEN_CREATE, 0, delayMs, null);
         }
 
         public static Step hang(long delayMs) {
@@ -267,6 +273,16 @@ public final class ThirdPartyStub implements AutoCloseable {
                 case CREATE_THEN_DROP -> { // closing without headers: the client gets no answer
                     Created c = create(key, orderNumber);
                     observer.answered(new Answer(request, fault, 0, c.id, c.created));
+                }
+                case HANG_THEN_CREATE -> {
+                    try {
+                        released.await(step.delayMs(), TimeUnit.MILLISECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    Created c = create(key, orderNumber);
+                    answer(ex, request, fault, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null, c.id,
+                            c.created);
                 }
                 case CREATE_THEN_HANG -> {
                     Created c = create(key, orderNumber);

@@ -12,7 +12,7 @@ class SyncSettingsTest {
 
     private static SyncSettings settings(int leaseSeconds, int retries, int connectMs, int responseMs, String url) {
         return new SyncSettings(true, 2000, 50, Duration.ofSeconds(leaseSeconds), 10, Duration.ofSeconds(5),
-                Duration.ofMinutes(15), false, retries, 200, url, connectMs, responseMs, true, false,
+                Duration.ofMinutes(15), false, retries, 200, url, connectMs, responseMs, true, false, Duration.ofSeconds(60),
                 Duration.ofSeconds(60), "w");
     }
 
@@ -55,5 +55,21 @@ class SyncSettingsTest {
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.sync.batch-size must be between 1 and 1000 (is 5000)");
         org.assertj.core.api.Assertions.assertThat(SyncSettings.MAX_BATCH_SIZE).isLessThan(5000);
+    }
+
+    @Test
+    void should_refuse_a_lookup_settle_time_shorter_than_the_response_timeout() {
+        org.apache.camel.impl.DefaultCamelContext context = new org.apache.camel.impl.DefaultCamelContext();
+        java.util.Properties props = new java.util.Properties();
+        props.put("paysync.third-party.url", "https://records.example");
+        props.put("paysync.third-party.idempotent-create", "false");
+        props.put("paysync.third-party.lookup-enabled", "true");
+        props.put("paysync.third-party.lookup-settle-ms", "9999");
+        context.getPropertiesComponent().setOverrideProperties(props);
+
+        assertThatThrownBy(() -> SyncSettings.from(new io.paysync.config.Settings(context, "prod")))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.third-party.lookup-settle-ms (9999) must be at least "
+                        + "paysync.third-party.response-timeout-ms (10000)");
     }
 }
