@@ -543,8 +543,9 @@ class ChaosRunTest {
             restarts.schedule(() -> {
                 try {
                     start(worker);
-                } catch (Exception e) {
-                    System.out.println("chaos run: restart of worker " + worker + " failed: " + e);
+                } catch (Throwable e) { // a supervisor would keep trying; so does the settling phase
+                    System.out.println("chaos run: restart of worker " + worker + " failed: " + e.getMessage()
+                            .lines().findFirst().orElse(""));
                 }
             }, ThreadLocalRandom.current().nextLong(500, 2_000), TimeUnit.MILLISECONDS);
         }
@@ -558,12 +559,26 @@ class ChaosRunTest {
             }
         }
 
-        /** One start at a time: a scheduled restart and the settling loop may both find a worker dead. */
+        /**
+         * One start at a time: a scheduled restart and the settling loop may both find a worker dead. A start can
+         * fail when a terminated connection hits the migration check; like a supervisor, try again (five times).
+         */
         private void start(int i) throws Exception {
             synchronized (starting) {
-                WorkerProcess existing = processes[i];
-                if (existing == null || !existing.process().isAlive()) {
-                    launch(i);
+                for (int attempt = 1; ; attempt++) {
+                    WorkerProcess existing = processes[i];
+                    if (existing != null && existing.process().isAlive()) {
+                        return;
+                    }
+                    try {
+                        launch(i);
+                        return;
+                    } catch (AssertionError e) {
+                        history.add(new History.Fault("worker-start-failed", "worker " + i, System.nanoTime()));
+                        if (attempt == 5) {
+                            throw e;
+                        }
+                    }
                 }
             }
         }
