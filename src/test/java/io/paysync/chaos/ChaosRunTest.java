@@ -587,14 +587,7 @@ class ChaosRunTest {
             Path dir = workDir.resolve("worker-" + i + "-" + (++incarnation[i]));
             Files.createDirectories(dir);
             String url = db.url() + (db.url().contains("?") ? "&" : "?") + "ApplicationName=" + WORKER_APP;
-            Map<String, String> env = Map.of(
-                    "CAMEL_MAIN_PROFILE", "prod",
-                    "CAMEL_SERVER_PORT", String.valueOf(ports[i]),
-                    "PAYSYNC_DB_URL", url, "PAYSYNC_DB_USERNAME", db.username(),
-                    "PAYSYNC_DB_PASSWORD", db.password(),
-                    "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                    "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
-                    "PAYSYNC_THIRD_PARTY_URL", thirdPartyUrls.get(i));
+            Map<String, String> env = WorkerProcess.prodEnv(db, url, ports[i], thirdPartyUrls.get(i));
             Map<String, String> tuning = new HashMap<>();
             tuning.put("paysync.sync.worker-id", "chaos-" + i + "-" + incarnation[i]);
             tuning.put("paysync.sync.period-ms", "100");

@@ -42,6 +42,23 @@ public final class WorkerProcess implements AutoCloseable {
         return new WorkerProcess(pb.start(), log);
     }
 
+    /** The environment of a {@code prod} worker on this database and port, calling this third party. */
+    public static Map<String, String> prodEnv(TestDatabase db, int port, String thirdPartyUrl) {
+        return prodEnv(db, db.url(), port, thirdPartyUrl);
+    }
+
+    /** As {@link #prodEnv(TestDatabase, int, String)} with another JDBC URL for the same database. */
+    public static Map<String, String> prodEnv(TestDatabase db, String jdbcUrl, int port, String thirdPartyUrl) {
+        return Map.of(
+                "CAMEL_MAIN_PROFILE", "prod",
+                "CAMEL_SERVER_PORT", String.valueOf(port),
+                "PAYSYNC_DB_URL", jdbcUrl, "PAYSYNC_DB_USERNAME", db.username(),
+                "PAYSYNC_DB_PASSWORD", db.password(),
+                "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
+                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
+                "PAYSYNC_THIRD_PARTY_URL", thirdPartyUrl);
+    }
+
     public Process process() {
         return process;
     }

@@ -143,14 +143,7 @@ class CallPointCrashTest {
     }
 
     private static Map<String, String> env(TestDatabase db, ThirdPartyStub stub) throws java.io.IOException {
-        return Map.of(
-                "CAMEL_MAIN_PROFILE", "prod",
-                "CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()),
-                "PAYSYNC_DB_URL", db.url(), "PAYSYNC_DB_USERNAME", db.username(),
-                "PAYSYNC_DB_PASSWORD", db.password(),
-                "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
-                "PAYSYNC_THIRD_PARTY_URL", stub.url());
+        return WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), stub.url());
     }
 
     private static Map<String, String> tuning() {

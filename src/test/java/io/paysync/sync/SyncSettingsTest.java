@@ -16,6 +16,18 @@ class SyncSettingsTest {
                 Duration.ofSeconds(60), "w");
     }
 
+    /** Settings read the way the runtime reads them, from these properties and a third-party URL. */
+    private static SyncSettings fromProperties(String... keyValues) {
+        org.apache.camel.impl.DefaultCamelContext context = new org.apache.camel.impl.DefaultCamelContext();
+        java.util.Properties props = new java.util.Properties();
+        props.put("paysync.third-party.url", "https://records.example");
+        for (int i = 0; i < keyValues.length; i += 2) {
+            props.put(keyValues[i], keyValues[i + 1]);
+        }
+        context.getPropertiesComponent().setOverrideProperties(props);
+        return SyncSettings.from(new io.paysync.config.Settings(context, "prod"));
+    }
+
     @Test
     void should_accept_the_defaults() {
         settings(120, 2, 2000, 10_000, "https://records.example").check();
@@ -45,13 +57,7 @@ class SyncSettingsTest {
      */
     @Test
     void should_refuse_a_batch_size_at_which_sql_server_escalates_to_a_table_lock() {
-        org.apache.camel.impl.DefaultCamelContext context = new org.apache.camel.impl.DefaultCamelContext();
-        java.util.Properties props = new java.util.Properties();
-        props.put("paysync.third-party.url", "https://records.example");
-        props.put("paysync.sync.batch-size", "5000");
-        context.getPropertiesComponent().setOverrideProperties(props);
-
-        assertThatThrownBy(() -> SyncSettings.from(new io.paysync.config.Settings(context, "prod")))
+        assertThatThrownBy(() -> fromProperties("paysync.sync.batch-size", "5000"))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.sync.batch-size must be between 1 and 1000 (is 5000)");
         org.assertj.core.api.Assertions.assertThat(SyncSettings.MAX_BATCH_SIZE).isLessThan(5000);
@@ -59,15 +65,8 @@ class SyncSettingsTest {
 
     @Test
     void should_refuse_a_lookup_settle_time_shorter_than_the_response_timeout() {
-        org.apache.camel.impl.DefaultCamelContext context = new org.apache.camel.impl.DefaultCamelContext();
-        java.util.Properties props = new java.util.Properties();
-        props.put("paysync.third-party.url", "https://records.example");
-        props.put("paysync.third-party.idempotent-create", "false");
-        props.put("paysync.third-party.lookup-enabled", "true");
-        props.put("paysync.third-party.lookup-settle-ms", "9999");
-        context.getPropertiesComponent().setOverrideProperties(props);
-
-        assertThatThrownBy(() -> SyncSettings.from(new io.paysync.config.Settings(context, "prod")))
+        assertThatThrownBy(() -> fromProperties("paysync.third-party.idempotent-create", "false",
+                "paysync.third-party.lookup-enabled", "true", "paysync.third-party.lookup-settle-ms", "9999"))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.third-party.lookup-settle-ms (9999) must be at least "
                         + "paysync.third-party.response-timeout-ms (10000)");

@@ -771,6 +771,22 @@ class SyncStateMachinePropertiesTest {
         void run(World w) throws Exception;
     }
 
+    interface OrderStepBody {
+        void run(World w, ModelOrder o) throws Exception;
+    }
+
+    /** A step about the i-th order the chain created (a shrunk chain may no longer have it: then a no-op). */
+    private static Transformer<World> orderStep(String description, int i, OrderStepBody body) {
+        return step(description, x -> {
+            ModelOrder o = x.order(i);
+            if (o == null) {
+                x.note("no such order");
+                return;
+            }
+            body.run(x, o);
+        });
+    }
+
     private static Arbitrary<Integer> anOrder(World w) {
         return Arbitraries.integers().between(0, Math.max(0, w.orders.size() - 1));
     }
@@ -796,14 +812,9 @@ class SyncStateMachinePropertiesTest {
             // in another spelling of the same value; signed with the current or the previous secret.
             Arbitrary<Integer> txn = Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(2, 1), Tuple.of(1, 2));
             return Combinators.combine(anOrder(w), txn, Arbitraries.of(false, true), Arbitraries.of(false, true))
-                    .as((i, t, respelled, oldSecret) -> step("success callback for order #" + i
+                    .as((i, t, respelled, oldSecret) -> orderStep("success callback for order #" + i
                             + (t == 0 ? ", new transaction" : t == 1 ? ", its own transaction" : ", another's transaction")
-                            + (respelled ? ", amount respelled" : "") + (oldSecret ? ", previous secret" : ""), x -> {
-                                ModelOrder o = x.order(i);
-                                if (o == null) {
-                                    x.note("no such order");
-                                    return;
-                                }
+                            + (respelled ? ", amount respelled" : "") + (oldSecret ? ", previous secret" : ""), i, (x, o) -> {
                                 String transaction = x.freshTransaction();
                                 if (t == 1 && o.transactionId != null) {
                                     transaction = o.transactionId;
@@ -827,12 +838,7 @@ class SyncStateMachinePropertiesTest {
 
         @Override
         public Arbitrary<Transformer<World>> transformer(World w) {
-            return anOrder(w).map(i -> step("failure callback for order #" + i, x -> {
-                ModelOrder o = x.order(i);
-                if (o == null) {
-                    x.note("no such order");
-                    return;
-                }
+            return anOrder(w).map(i -> orderStep("failure callback for order #" + i, i, (x, o) -> {
                 x.signedCallback(o, x.freshTransaction(), o.amount, o.currency, "failed", false);
             }));
         }
@@ -870,12 +876,7 @@ class SyncStateMachinePropertiesTest {
         @Override
         public Arbitrary<Transformer<World>> transformer(World w) {
             return Combinators.combine(anOrder(w), Arbitraries.of(Forgery.class))
-                    .as((i, forgery) -> step("forged success callback for order #" + i + ": " + forgery, x -> {
-                        ModelOrder o = x.order(i);
-                        if (o == null) {
-                            x.note("no such order");
-                            return;
-                        }
+                    .as((i, forgery) -> orderStep("forged success callback for order #" + i + ": " + forgery, i, (x, o) -> {
                         String number = forgery == Forgery.UNKNOWN_ORDER ? o.number + "-unknown" : o.number;
                         String txn = x.freshTransaction();
                         byte[] body = PaysyncInstance.callbackBody(number, txn, o.amount, o.currency, "succeeded")
@@ -913,13 +914,8 @@ class SyncStateMachinePropertiesTest {
         public Arbitrary<Transformer<World>> transformer(World w) {
             return Combinators.combine(anOrder(w), Arbitraries.of("amount", "currency"),
                     Arbitraries.of("succeeded", "failed"))
-                    .as((i, what, status) -> step(status + " callback for order #" + i + " with another " + what,
-                            x -> {
-                                ModelOrder o = x.order(i);
-                                if (o == null) {
-                                    x.note("no such order");
-                                    return;
-                                }
+                    .as((i, what, status) -> orderStep(status + " callback for order #" + i + " with another " + what,
+                            i, (x, o) -> {
                                 String amount = o.amount;
                                 String currency = o.currency;
                                 if (what.equals("amount")) {
@@ -982,13 +978,8 @@ class SyncStateMachinePropertiesTest {
                     Tuple.of(1, Arbitraries.just(Step.hang(1500))),
                     Tuple.of(1, Arbitraries.just(Step.status(400))));
             return Combinators.combine(anOrder(w), fault.list().ofMinSize(1).ofMaxSize(3))
-                    .as((i, steps) -> step("order #" + i + " meets " + steps.stream().map(World::describe).toList()
-                            + " at the third party", x -> {
-                                ModelOrder o = x.order(i);
-                                if (o == null) {
-                                    x.note("no such order");
-                                    return;
-                                }
+                    .as((i, steps) -> orderStep("order #" + i + " meets " + steps.stream().map(World::describe).toList()
+                            + " at the third party", i, (x, o) -> {
                                 x.script(o, steps);
                             }));
         }
@@ -1027,12 +1018,7 @@ class SyncStateMachinePropertiesTest {
 
         @Override
         public Arbitrary<Transformer<World>> transformer(World w) {
-            return anOrder(w).map(i -> step("operator retries order #" + i, x -> {
-                ModelOrder o = x.order(i);
-                if (o == null) {
-                    x.note("no such order");
-                    return;
-                }
+            return anOrder(w).map(i -> orderStep("operator retries order #" + i, i, (x, o) -> {
                 x.operatorRetry(o);
             }));
         }

@@ -32,14 +32,7 @@ class WorkerCrashTest {
             PaysyncInstance seeder = PaysyncInstance.start(db);
             seeder.insertPaidOrders("CRASH-", orders);
 
-            Map<String, String> env = Map.of(
-                    "CAMEL_MAIN_PROFILE", "prod",
-                    "CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()),
-                    "PAYSYNC_DB_URL", db.url(), "PAYSYNC_DB_USERNAME", db.username(),
-                    "PAYSYNC_DB_PASSWORD", db.password(),
-                    "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                    "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
-                    "PAYSYNC_THIRD_PARTY_URL", stub.url());
+            Map<String, String> env = WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), stub.url());
             Map<String, String> tuning = Map.of("paysync.sync.period-ms", "50", "paysync.sync.lease-seconds", "8",
                     "paysync.third-party.response-timeout-ms", "3000", "paysync.sync.in-process-retries", "0",
                     "camel.main.jmxEnabled", "false");
@@ -90,14 +83,7 @@ class WorkerCrashTest {
                     assertThat(seeder.createOrder("ACK-" + i, "10.00", "EUR").status()).isEqualTo(201);
                 }
                 int port = PaysyncInstance.freePort();
-                Map<String, String> env = Map.of(
-                        "CAMEL_MAIN_PROFILE", "prod",
-                        "CAMEL_SERVER_PORT", String.valueOf(port),
-                        "PAYSYNC_DB_URL", db.url(), "PAYSYNC_DB_USERNAME", db.username(),
-                        "PAYSYNC_DB_PASSWORD", db.password(),
-                        "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                        "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
-                        "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/unused");
+                Map<String, String> env = WorkerProcess.prodEnv(db, port, "http://127.0.0.1:9/unused");
                 Map<String, String> noTimers = Map.of("paysync.sync.enabled", "false",
                         "paysync.payment.expiry-enabled", "false", "camel.main.jmxEnabled", "false");
                 WorkerProcess victim = WorkerProcess.start(workDir, env, noTimers);
