@@ -84,6 +84,11 @@ public class AdminApi {
         body.put("payment", payment);
         body.put("sync", sync);
         body.put("anomalies", orders.countAnomalies());
+        // How far behind the third party is, in whole seconds since the oldest unsynced Paid order was paid; null if
+        // every Paid order is synced.
+        body.put("oldestUnsyncedPaidSeconds", orders.oldestUnsyncedPaidAt()
+                .map(paidAt -> Math.max(0, java.time.Duration.between(paidAt, orders.now()).getSeconds()))
+                .orElse(null));
         return ApiReply.ok(body);
     }
 

@@ -144,6 +144,12 @@ public class OrderRepository {
     public record Counts(Map<PaymentStatus, Long> payment, Map<SyncStatus, Long> sync) {
     }
 
+    /** When the oldest order that is Paid but not synced (dead letters included) was paid; empty if none. */
+    public Optional<Instant> oldestUnsyncedPaidAt() {
+        return jdbc.query(db.sql("find-oldest-unsynced-paid"), Map.of(), (rs, i) -> instant(rs, "oldest_paid_at"))
+                .stream().filter(java.util.Objects::nonNull).findFirst();
+    }
+
     private void recordTransition(String orderNumber, String machine, String from, String to, String cause,
             String detail, Instant now) {
         history.record(new TransitionLog.Entry(orderNumber, machine, from, to, cause, detail), now);

@@ -558,6 +558,53 @@ public abstract class DatabaseSuite {
     }
 
     @Test
+    void should_report_how_long_the_oldest_paid_but_unsynced_order_has_waited_in_stats() throws Exception {
+        assertThat(app.get("/api/admin/stats", app.admin()).json().get("oldestUnsyncedPaidSeconds").isNull())
+                .as("no order at all").isTrue();
+        Instant now = Instant.now();
+        app.createOrder("OU-1", "1.00", "EUR");
+        insertPaid("OU-2", "Completed", now.minusSeconds(5 * 3600));
+        insertPaid("OU-3", "Failed", now.minusSeconds(2 * 3600));
+        insertPaid("OU-4", "Pending", now.minusSeconds(3600));
+        insertPaid("OU-5", "Processing", now.minusSeconds(600));
+
+        // A Pending payment has no age yet, a synced order is no longer behind; a dead letter still is.
+        assertThat(oldestUnsyncedPaidSeconds()).isBetween(2 * 3600L, 2 * 3600L + 300);
+
+        assertThat(app.postJson("/api/admin/orders/OU-3/resolve", "{\"thirdPartyGuid\":\"found-3\"}", app.admin())
+                .status()).isEqualTo(200);
+        assertThat(oldestUnsyncedPaidSeconds()).isBetween(3600L, 3600L + 300);
+
+        app.execute("UPDATE orders SET sync_status = 'Completed', third_party_guid = 'g' WHERE order_number IN "
+                + "('OU-4', 'OU-5')");
+        assertThat(app.get("/api/admin/stats", app.admin()).json().get("oldestUnsyncedPaidSeconds").isNull())
+                .as("every Paid order synced").isTrue();
+    }
+
+    private long oldestUnsyncedPaidSeconds() throws Exception {
+        JsonNode age = app.get("/api/admin/stats", app.admin()).json().get("oldestUnsyncedPaidSeconds");
+        assertThat(age.isIntegralNumber()).as("oldestUnsyncedPaidSeconds " + age).isTrue();
+        return age.asLong();
+    }
+
+    /** An order that was paid at the given time and is now in the given sync state. */
+    private void insertPaid(String orderNumber, String syncStatus, Instant paidAt) throws Exception {
+        try (java.sql.Connection c = app.database().connect(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
+                        + "payment_transaction_id, third_party_guid, created_at, paid_at) "
+                        + "VALUES (?, 1.00, 'EUR', 'Paid', ?, 0, ?, ?, ?, ?)")) {
+            java.time.OffsetDateTime paid = paidAt.atOffset(java.time.ZoneOffset.UTC);
+            ps.setString(1, orderNumber);
+            ps.setString(2, syncStatus);
+            ps.setString(3, "gw_" + orderNumber);
+            ps.setString(4, "Completed".equals(syncStatus) ? "guid-" + orderNumber : null);
+            ps.setObject(5, paid.minusMinutes(1));
+            ps.setObject(6, paid);
+            ps.executeUpdate();
+        }
+    }
+
+    @Test
     void should_list_anomalies_newest_first() throws Exception {
         app.createOrder("AN-1", "1.00", "EUR");
         app.callback("AN-1", "gw_a", "2.00", "EUR", "succeeded");
