@@ -12,8 +12,21 @@ import org.apache.camel.Exchange;
 /**
  * The dev profile's stand-in for the third party (CONTRACT §4): an idempotent create keyed by Idempotency-Key and a
  * lookup by order number. In memory: records vanish with the process.
+ *
+ * <p>
+ * Two dev-only rules on order numbers let a developer (and the console's browser test) make dead letters on purpose:
+ * an order whose number starts with {@value #REJECT_ONCE} is refused with {@code 422} on its first create and accepted
+ * afterwards (dead-lettered at once, then a replay completes it); one starting with {@value #REJECT} is always refused
+ * (only an operator's resolve completes it). A 422 is not retryable, so the worker dead-letters on the first refusal.
  */
 public class ThirdPartySimulator {
+
+    /** Order numbers refused on their first create only. */
+    public static final String REJECT_ONCE = "SIM-REJECT-ONCE-";
+    /** Order numbers always refused. */
+    public static final String REJECT = "SIM-REJECT-";
+
+    private final java.util.Set<String> refusedOnce = ConcurrentHashMap.newKeySet();
 
     private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
     private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();
@@ -26,6 +39,13 @@ public class ThirdPartySimulator {
         if (key == null || key.isBlank() || orderNumber.isBlank()) {
             return new ApiReply(400, Map.of("error", "Idempotency-Key and orderNumber are required"));
         }
+        if (orderNumber.startsWith(REJECT_ONCE)) {
+            if (refusedOnce.add(orderNumber)) {
+                return refused(REJECT_ONCE + " (first create only)");
+            }
+        } else if (orderNumber.startsWith(REJECT)) {
+            return refused(REJECT);
+        }
         boolean[] created = { false };
         String id = idsByKey.computeIfAbsent(key, k -> {
             created[0] = true;
@@ -33,6 +53,11 @@ public class ThirdPartySimulator {
         });
         idsByOrder.putIfAbsent(orderNumber, id);
         return new ApiReply(created[0] ? 201 : 200, Map.of("id", id));
+    }
+
+    private static ApiReply refused(String rule) {
+        return new ApiReply(422, Map.of("error", "refused by the dev simulator's rule for order numbers starting "
+                + rule));
     }
 
     /** {@code GET /simulator/records?orderNumber=n}: 200 with the id, or 404. */
