@@ -5,6 +5,7 @@ import java.time.Duration;
 
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.AdminAuthenticator;
+import io.paysync.admin.OperatorConsole;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.http.HttpResponder;
@@ -83,6 +84,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders));
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
         registry.bind("adminApi", new AdminApi(orders, sync, sendKeys));
+        registry.bind("operatorConsole", new OperatorConsole());
         registry.bind("thirdPartySendKeys", sendKeys);
         registry.bind("syncRepository", sync);
         registry.bind("syncClaims", new SyncClaims(syncSettings, sync));

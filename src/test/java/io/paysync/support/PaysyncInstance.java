@@ -91,6 +91,11 @@ public final class PaysyncInstance implements AutoCloseable {
         return database;
     }
 
+    /** {@code http://127.0.0.1:<port>}, for a test that needs its own HTTP client. */
+    public String baseUrl() {
+        return base;
+    }
+
     public <T> T bean(String name, Class<T> type) {
         return main.getCamelContext().getRegistry().lookupByNameAndType(name, type);
     }
