@@ -257,9 +257,10 @@ async function scenario(page) {
       const text = await row.textContent();
       check(text.includes('HTTP 422'), `dead letter ${orderNumber} does not show its error: ${text}`);
     }
-    const cell = page.locator('#anomaly-rows td', { hasText: HOSTILE_TRANSACTION });
-    await cell.first().waitFor();
+    await page.locator('#anomaly-rows tr', { hasText: ORDERS.mismatch }).waitFor();
     check((await page.locator('#anomaly-rows img').count()) === 0, 'the anomaly text became an <img> element');
+    check((await page.locator('#anomaly-rows td', { hasText: HOSTILE_TRANSACTION }).count()) >= 1,
+      'the anomaly\'s transaction id is not shown as text');
     check(await page.evaluate(() => window.__pwned === undefined), 'text from the API ran as script');
     const seconds = await page.locator('#oldest-unsynced').getAttribute('data-seconds');
     check(/^\d+$/.test(seconds || ''), 'oldest unsynced age is not shown as seconds: ' + seconds + ' / '
