@@ -3,6 +3,7 @@ package io.paysync.observe;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
@@ -16,12 +17,19 @@ public class BreakerHealthCheck extends AbstractHealthCheck {
 
     private final String breakerId;
     private final Supplier<String> state;
+    private final Supplier<ResilienceProcessor> breaker;
     private final boolean downWhenOpen;
 
-    public BreakerHealthCheck(String breakerId, Supplier<String> state, boolean downWhenOpen) {
+    /**
+     * @param state   the state the sync worker gates on (CLOSED, OPEN, HALF_OPEN, ..., UNKNOWN before the route runs)
+     * @param breaker the breaker step, for its figures (may give null)
+     */
+    public BreakerHealthCheck(String breakerId, Supplier<String> state, Supplier<ResilienceProcessor> breaker,
+            boolean downWhenOpen) {
         super("paysync", "third-party-breaker");
         this.breakerId = breakerId;
         this.state = state;
+        this.breaker = breaker;
         this.downWhenOpen = downWhenOpen;
     }
 
@@ -36,6 +44,14 @@ public class BreakerHealthCheck extends AbstractHealthCheck {
         builder.detail("breaker", breakerId);
         builder.detail("state", current);
         builder.detail("down.when.open", downWhenOpen);
+        ResilienceProcessor figures = breaker.get();
+        if (figures != null) {
+            // -1 until minimumNumberOfCalls calls were made
+            builder.detail("failure.rate.percent", figures.getFailureRate());
+            builder.detail("buffered.calls", figures.getNumberOfBufferedCalls());
+            builder.detail("failed.calls", figures.getNumberOfFailedCalls());
+            builder.detail("not.permitted.calls", figures.getNumberOfNotPermittedCalls());
+        }
         boolean open = "OPEN".equals(current) || "FORCED_OPEN".equals(current);
         if (open) {
             builder.message("The third party's circuit breaker is " + current + ": orders are not being sent; "

@@ -13,6 +13,7 @@ import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import org.apache.camel.CamelContext;
+import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.health.HealthCheckRegistry;
 
 /** Wires the business metrics and health checks into Camel's registries; called once from the configuration. */
@@ -63,7 +64,8 @@ public final class Observability {
         HealthCheckRegistry health = HealthCheckRegistry.get(context);
         if (health != null) {
             health.register(new DatabaseHealthCheck(database.dataSource()));
-            health.register(new BreakerHealthCheck(breakerId, breakerState, downWhenOpen));
+            health.register(new BreakerHealthCheck(breakerId, breakerState,
+                    () -> context.getProcessor(breakerId, ResilienceProcessor.class), downWhenOpen));
         }
     }
 

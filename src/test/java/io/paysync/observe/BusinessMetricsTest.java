@@ -326,6 +326,8 @@ class BusinessMetricsTest {
             JsonNode breaker = check(ready.json(), "third-party-breaker");
             assertThat(breaker.path("status").asText()).isEqualTo("UP");
             assertThat(details(breaker).path("state").asText()).isEqualTo("OPEN");
+            assertThat(details(breaker).path("failed.calls").asInt()).isEqualTo(2);
+            assertThat(details(breaker).path("failure.rate.percent").asDouble()).isEqualTo(100.0);
             assertThat(check(ready.json(), "database").path("status").asText()).isEqualTo("UP");
             // The overall /observe/health (liveness and readiness) is UP too.
             assertThat(worker.get("/observe/health").status()).isEqualTo(200);
