@@ -10,7 +10,8 @@ import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
-import io.paysync.observe.DatabaseHealthCheck;
+import io.paysync.observe.BusinessMetrics;
+import io.paysync.observe.Observability;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackSignatureVerifier;
@@ -26,7 +27,6 @@ import io.paysync.sync.ThirdPartySync;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
-import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
@@ -49,6 +49,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         Settings settings = new Settings(context, profile);
         settings.checkRequired();
         SyncSettings syncSettings = SyncSettings.from(settings);
+        Observability.checkSettings(settings);
         // Tests bind a controllable clock under this name; everything time-dependent reads it.
         Clock clock = context.getRegistry().lookupByNameAndType("paysyncClock", Clock.class);
         if (clock == null) {
@@ -87,10 +88,13 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("operatorConsole", new OperatorConsole());
         registry.bind("thirdPartySendKeys", sendKeys);
         registry.bind("syncRepository", sync);
-        registry.bind("syncClaims", new SyncClaims(syncSettings, sync));
-        registry.bind("syncGate", new SyncGate(context));
+        SyncClaims claims = new SyncClaims(syncSettings, sync);
+        registry.bind("syncClaims", claims);
+        SyncGate gate = new SyncGate(context);
+        registry.bind("syncGate", gate);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
-        registry.bind("thirdPartySync", new ThirdPartySync(syncSettings, sync, sendKeys));
+        ThirdPartySync thirdPartySync = new ThirdPartySync(syncSettings, sync, sendKeys);
+        registry.bind("thirdPartySync", thirdPartySync);
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
@@ -98,10 +102,12 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
         context.addStartupListener(new JsonErrorPages());
 
-        HealthCheckRegistry health = HealthCheckRegistry.get(context);
-        if (health != null) {
-            health.register(new DatabaseHealthCheck(database.dataSource()));
-        }
+        // Business metrics beside Camel's at /observe/metrics; readiness checks of the database and the breaker.
+        BusinessMetrics metrics = Observability.metrics(context, settings, database, clock, SyncGate.BREAKER_ID,
+                gate::breakerState);
+        claims.observe(metrics);
+        thirdPartySync.observe(metrics);
+        Observability.healthChecks(context, settings, database, SyncGate.BREAKER_ID, gate::breakerState);
         LOG.info("Paysync configured: profile {}, database {}", profile, database.dialect().folder());
     }
 }

@@ -8,7 +8,10 @@ import javax.sql.DataSource;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
-/** Readiness and liveness include the database: without it no callback can be applied. */
+/**
+ * Readiness includes the database: without it no callback can be applied. Not liveness: restarting an instance does
+ * not bring the database back, and every instance restarting at once during a database outage helps nobody.
+ */
 public class DatabaseHealthCheck extends AbstractHealthCheck {
 
     private final DataSource dataSource;
@@ -16,6 +19,11 @@ public class DatabaseHealthCheck extends AbstractHealthCheck {
     public DatabaseHealthCheck(DataSource dataSource) {
         super("paysync", "database");
         this.dataSource = dataSource;
+    }
+
+    @Override
+    public boolean isLiveness() {
+        return false;
     }
 
     @Override

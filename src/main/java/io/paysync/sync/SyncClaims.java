@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.paysync.db.Database;
+import io.paysync.observe.SyncObserver;
 
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -21,10 +22,16 @@ public class SyncClaims {
 
     private final SyncSettings settings;
     private final SyncRepository repository;
+    private volatile SyncObserver observer = SyncObserver.NONE;
 
     public SyncClaims(SyncSettings settings, SyncRepository repository) {
         this.settings = settings;
         this.repository = repository;
+    }
+
+    /** Where the size of every claimed batch is told (the metrics). */
+    public void observe(SyncObserver observer) {
+        this.observer = observer;
     }
 
     /** Headers read by the claim statement: a fresh claim token, the clock, the lease and the batch size. */
@@ -51,6 +58,7 @@ public class SyncClaims {
     /** Turns the claimed rows into {@link ClaimedOrder}s and records the claims in the history. */
     public List<ClaimedOrder> claimed(List<Map<String, Object>> rows) {
         List<ClaimedOrder> claimed = rows.stream().map(ClaimedOrder::fromRow).toList();
+        observer.claimed(claimed.size());
         if (!claimed.isEmpty()) {
             repository.recordClaims(claimed, settings.workerId());
             LOG.debug("Claimed {} orders", claimed.size());

@@ -14,6 +14,8 @@ import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.http.Json;
+import io.paysync.observe.CallOutcome;
+import io.paysync.observe.SyncObserver;
 import io.paysync.order.Money;
 import io.paysync.order.PaymentStatus;
 import org.apache.camel.Exchange;
@@ -54,11 +56,17 @@ public class ThirdPartySync {
     private final SyncSettings settings;
     private final SyncRepository repository;
     private final IdempotentRepository keys;
+    private volatile SyncObserver observer = SyncObserver.NONE;
 
     public ThirdPartySync(SyncSettings settings, SyncRepository repository, IdempotentRepository keys) {
         this.settings = settings;
         this.repository = repository;
         this.keys = keys;
+    }
+
+    /** Where the outcome of every answered try is told (the metrics); calls without an answer are timed there too. */
+    public void observe(SyncObserver observer) {
+        this.observer = observer;
     }
 
     /** Decides create, lookup or dead letter, and builds the request. Body: a {@link ClaimedOrder}. */
@@ -132,12 +140,15 @@ public class ThirdPartySync {
             String guid = guid(m.getBody(byte[].class));
             if (guid == null) {
                 // Created or not, we cannot know without an id: never Completed without one.
+                observer.called(lookup ? CallOutcome.RETRYABLE : CallOutcome.IN_DOUBT);
                 throw new SyncFailure("HTTP " + status + " without an id in a JSON body", !lookup, 0);
             }
+            observer.called(lookup ? CallOutcome.FOUND : CallOutcome.CREATED);
             exchange.setProperty(GUID, guid);
             return;
         }
         if (lookup && status == 404) {
+            observer.called(CallOutcome.NOT_FOUND);
             exchange.setProperty(LOOKUP_NOT_FOUND, true);
             return;
         }
@@ -146,8 +157,10 @@ public class ThirdPartySync {
             // A 5xx may come after the record was made (or from a proxy after forwarding); a 503 that asks to come
             // back later is the third party refusing before it started.
             boolean inDoubt = !lookup && status >= 500 && !(status == 503 && retryAfter > 0);
+            observer.called(inDoubt ? CallOutcome.IN_DOUBT : CallOutcome.RETRYABLE);
             throw new SyncFailure("HTTP " + status, inDoubt, retryAfter);
         }
+        observer.called(CallOutcome.REFUSED);
         exchange.setProperty(REFUSED, "HTTP " + status + " (not retryable)");
     }
 
@@ -195,6 +208,7 @@ public class ThirdPartySync {
 
     /** Error policy: the circuit breaker is open, nothing was sent on this try. */
     public void breakerOpen(Exchange exchange) {
+        observer.called(CallOutcome.BREAKER_OPEN);
         ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
         if (exchange.getProperty(IN_PROCESS_FAILURES, 0, Integer.class) > 0) {
             // An earlier try in this attempt did call the third party: the attempt counts.
@@ -262,7 +276,7 @@ public class ThirdPartySync {
         }
     }
 
-    static boolean mayHaveReachedThirdParty(Throwable failure) {
+    public static boolean mayHaveReachedThirdParty(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof SyncFailure f) {
                 return f.inDoubt();

@@ -1,0 +1,83 @@
+package io.paysync.observe;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import io.paysync.db.Database;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.resilience4j.ResilienceProcessor;
+import org.apache.camel.health.HealthCheckRegistry;
+
+/** Wires the business metrics and health checks into Camel's registries; called once from the configuration. */
+public final class Observability {
+
+    /** The name camel-micrometer-prometheus looks its registry up by (MicrometerConstants.METRICS_REGISTRY_NAME). */
+    static final String METER_REGISTRY = "metricsRegistry";
+    public static final String METRICS_REFRESH_MS = "paysync.metrics.refresh-ms";
+    public static final String BREAKER_DOWN_WHEN_OPEN = "paysync.health.breaker-down-when-open";
+
+    private Observability() {
+    }
+
+    /** Refuses a bad setting before anything is opened. */
+    public static void checkSettings(Settings settings) {
+        refresh(settings);
+        bool(settings, BREAKER_DOWN_WHEN_OPEN, false);
+    }
+
+    private static Duration refresh(Settings settings) {
+        return Duration.ofMillis(settings.getInt(METRICS_REFRESH_MS, 5000, 0, 3_600_000));
+    }
+
+    /**
+     * Registers the business metrics on the Prometheus registry Camel serves at {@code /observe/metrics} (creating it
+     * under Camel's name if Camel has not yet, so both use the same one), times third-party calls from Camel's events,
+     * and binds the metrics as {@code businessMetrics}.
+     */
+    public static BusinessMetrics metrics(CamelContext context, Settings settings, Database database, Clock clock,
+            String breakerId, Supplier<String> breakerState) {
+        Duration refresh = refresh(settings);
+        MeterRegistry registry = context.getRegistry().lookupByNameAndType(METER_REGISTRY, MeterRegistry.class);
+        if (registry == null) {
+            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            context.getRegistry().bind(METER_REGISTRY, registry);
+        }
+        BusinessMetrics metrics = new BusinessMetrics(database, clock, refresh, breakerId, breakerState)
+                .bindTo(registry);
+        context.getRegistry().bind("businessMetrics", metrics);
+        context.getManagementStrategy().addEventNotifier(new ThirdPartyCallMetrics(metrics));
+        return metrics;
+    }
+
+    /** Readiness: the database, and the third party's circuit breaker (DOWN when open only if so configured). */
+    public static void healthChecks(CamelContext context, Settings settings, Database database, String breakerId,
+            Supplier<String> breakerState) {
+        boolean downWhenOpen = bool(settings, BREAKER_DOWN_WHEN_OPEN, false);
+        HealthCheckRegistry health = HealthCheckRegistry.get(context);
+        if (health != null) {
+            health.register(new DatabaseHealthCheck(database.dataSource()));
+            health.register(new BreakerHealthCheck(breakerId, breakerState,
+                    () -> context.getProcessor(breakerId, ResilienceProcessor.class), downWhenOpen));
+        }
+    }
+
+    static boolean bool(Settings settings, String key, boolean defaultValue) {
+        String raw = settings.get(key).orElse(null);
+        if (raw == null) {
+            return defaultValue;
+        }
+        return switch (raw.toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new InvalidSettingsException(List.of(key + " must be true or false (is '" + raw + "')"));
+        };
+    }
+}

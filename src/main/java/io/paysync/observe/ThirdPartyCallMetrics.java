@@ -1,0 +1,61 @@
+package io.paysync.observe;
+
+import java.util.Locale;
+
+import io.paysync.sync.ThirdPartySync;
+import org.apache.camel.Exchange;
+import org.apache.camel.spi.CamelEvent;
+import org.apache.camel.spi.CamelEvent.ExchangeSentEvent;
+import org.apache.camel.support.EventNotifierSupport;
+
+/**
+ * Times every HTTP call of the {@code third-party-create} route, failures included, from Camel's own "exchange sent"
+ * event: one event per try, in-process redeliveries too. A call that ends without an answer (refused, timed out, cut)
+ * is counted here, as {@link CallOutcome#RETRYABLE} or {@link CallOutcome#IN_DOUBT} by
+ * {@link ThirdPartySync#mayHaveReachedThirdParty}; an answered call is counted by {@link ThirdPartySync#checkResponse},
+ * which decides what the answer means.
+ */
+public class ThirdPartyCallMetrics extends EventNotifierSupport {
+
+    private final BusinessMetrics metrics;
+
+    public ThirdPartyCallMetrics(BusinessMetrics metrics) {
+        this.metrics = metrics;
+        setIgnoreCamelContextEvents(true);
+        setIgnoreRouteEvents(true);
+        setIgnoreServiceEvents(true);
+        setIgnoreStepEvents(true);
+        setIgnoreExchangeCreatedEvent(true);
+        setIgnoreExchangeCompletedEvent(true);
+        setIgnoreExchangeFailedEvents(true);
+        setIgnoreExchangeRedeliveryEvents(true);
+        setIgnoreExchangeSendingEvents(true);
+    }
+
+    @Override
+    public boolean isEnabled(CamelEvent event) {
+        return event instanceof ExchangeSentEvent sent && isThirdPartyCall(sent);
+    }
+
+    @Override
+    public void notify(CamelEvent event) {
+        ExchangeSentEvent sent = (ExchangeSentEvent) event;
+        metrics.callTook(sent.getTimeTaken() * 1_000_000L); // Camel measures it in ms
+        Exchange exchange = sent.getExchange();
+        Throwable failure = exchange.getException();
+        if (failure != null) {
+            metrics.called(ThirdPartySync.mayHaveReachedThirdParty(failure) ? CallOutcome.IN_DOUBT
+                    : CallOutcome.RETRYABLE);
+        }
+    }
+
+    /** The HTTP step of the route: an http(s) endpoint, on an exchange {@link ThirdPartySync#prepare} prepared. */
+    static boolean isThirdPartyCall(ExchangeSentEvent sent) {
+        String uri = sent.getEndpoint() == null ? "" : sent.getEndpoint().getEndpointUri().toLowerCase(Locale.ROOT);
+        if (!uri.startsWith("http:") && !uri.startsWith("https:")) {
+            return false;
+        }
+        Object action = sent.getExchange().getMessage().getHeader(ThirdPartySync.ACTION);
+        return "create".equals(action) || "lookup".equals(action);
+    }
+}
