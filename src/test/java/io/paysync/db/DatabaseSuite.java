@@ -539,6 +539,19 @@ public abstract class DatabaseSuite {
         }
     }
 
+    /** Found by the console work: Camel's default header filter dropped the Cache-Control the responder sets. */
+    @Test
+    void should_forbid_caching_of_api_answers() throws Exception {
+        app.createOrder("A-1", "19.99", "EUR");
+        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        for (String path : List.of("/api/orders/A-1", "/api/orders/NOPE", "/api/admin/stats")) {
+            java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create(app.baseUrl() + path)).header("Authorization", "Bearer "
+                            + PaysyncInstance.ADMIN_TOKEN).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("no-store");
+        }
+    }
+
     @Test
     void should_count_orders_by_status_and_anomalies_in_stats() throws Exception {
         app.createOrder("S-1", "1.00", "EUR");
