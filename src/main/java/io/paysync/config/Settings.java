@@ -60,6 +60,18 @@ public final class Settings {
         return get(key).orElse(defaultValue);
     }
 
+    /** true or false (any case); anything else is refused, so a typo never silently means false. */
+    public boolean getBoolean(String key, boolean defaultValue) {
+        String raw = get(key).orElse(null);
+        if (raw == null) {
+            return defaultValue;
+        }
+        if (raw.equalsIgnoreCase("true") || raw.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(raw);
+        }
+        throw new InvalidSettingsException(List.of(key + " must be true or false (is '" + raw + "')"));
+    }
+
     public int getInt(String key, int defaultValue, int min, int max) {
         String raw = get(key).orElse(null);
         if (raw == null) {

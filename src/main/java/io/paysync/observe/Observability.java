@@ -30,7 +30,7 @@ public final class Observability {
     /** Refuses a bad setting before anything is opened. */
     public static void checkSettings(Settings settings) {
         refresh(settings);
-        bool(settings, BREAKER_DOWN_WHEN_OPEN, false);
+        settings.getBoolean(BREAKER_DOWN_WHEN_OPEN, false);
     }
 
     private static Duration refresh(Settings settings) {
@@ -60,24 +60,12 @@ public final class Observability {
     /** Readiness: the database, and the third party's circuit breaker (DOWN when open only if so configured). */
     public static void healthChecks(CamelContext context, Settings settings, Database database, String breakerId,
             Supplier<String> breakerState) {
-        boolean downWhenOpen = bool(settings, BREAKER_DOWN_WHEN_OPEN, false);
+        boolean downWhenOpen = settings.getBoolean(BREAKER_DOWN_WHEN_OPEN, false);
         HealthCheckRegistry health = HealthCheckRegistry.get(context);
         if (health != null) {
             health.register(new DatabaseHealthCheck(database.dataSource()));
             health.register(new BreakerHealthCheck(breakerId, breakerState,
                     () -> context.getProcessor(breakerId, ResilienceProcessor.class), downWhenOpen));
         }
-    }
-
-    static boolean bool(Settings settings, String key, boolean defaultValue) {
-        String raw = settings.get(key).orElse(null);
-        if (raw == null) {
-            return defaultValue;
-        }
-        return switch (raw.toLowerCase(Locale.ROOT)) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw new InvalidSettingsException(List.of(key + " must be true or false (is '" + raw + "')"));
-        };
     }
 }

@@ -33,21 +33,21 @@ public record SyncSettings(
 
     public static SyncSettings from(Settings s) {
         SyncSettings settings = new SyncSettings(
-                Boolean.parseBoolean(s.getOrDefault("paysync.sync.enabled", "true")),
+                s.getBoolean("paysync.sync.enabled", true),
                 s.getInt("paysync.sync.period-ms", 2000, 10, 3_600_000),
                 s.getInt("paysync.sync.batch-size", 50, 1, MAX_BATCH_SIZE),
                 Duration.ofSeconds(s.getInt("paysync.sync.lease-seconds", 120, 1, 86_400)),
                 s.getInt("paysync.sync.max-attempts", 10, 1, 1000),
                 Duration.ofMillis(s.getInt("paysync.sync.backoff-base-ms", 5000, 1, 86_400_000)),
                 Duration.ofMillis(s.getInt("paysync.sync.backoff-max-ms", 900_000, 1, 86_400_000)),
-                Boolean.parseBoolean(s.getOrDefault("paysync.sync.include-final-failures", "false")),
+                s.getBoolean("paysync.sync.include-final-failures", false),
                 s.getInt("paysync.sync.in-process-retries", 2, 0, 10),
                 s.getInt("paysync.sync.in-process-retry-delay-ms", 200, 0, 60_000),
                 s.require(Settings.THIRD_PARTY_URL).replaceAll("/+$", ""),
                 s.getInt("paysync.third-party.connect-timeout-ms", 2000, 1, 600_000),
                 s.getInt("paysync.third-party.response-timeout-ms", 10_000, 1, 600_000),
-                Boolean.parseBoolean(s.getOrDefault("paysync.third-party.idempotent-create", "true")),
-                Boolean.parseBoolean(s.getOrDefault("paysync.third-party.lookup-enabled", "false")),
+                s.getBoolean("paysync.third-party.idempotent-create", true),
+                s.getBoolean("paysync.third-party.lookup-enabled", false),
                 Duration.ofMillis(s.getInt("paysync.third-party.lookup-settle-ms", 60_000, 0, 86_400_000)),
                 Duration.ofSeconds(s.getInt("camel.resilience4j.waitDurationInOpenState", 60, 1, 86_400)),
                 s.getOrDefault("paysync.sync.worker-id", defaultWorkerId()));

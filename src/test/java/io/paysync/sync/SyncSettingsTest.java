@@ -71,4 +71,13 @@ class SyncSettingsTest {
                 .hasMessageContaining("paysync.third-party.lookup-settle-ms (9999) must be at least "
                         + "paysync.third-party.response-timeout-ms (10000)");
     }
+
+    @Test
+    void should_refuse_a_switch_that_is_neither_true_nor_false_instead_of_reading_it_as_false() {
+        assertThatThrownBy(() -> fromProperties("paysync.third-party.idempotent-create", "ture"))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.third-party.idempotent-create must be true or false (is 'ture')");
+        org.assertj.core.api.Assertions.assertThat(fromProperties("paysync.third-party.idempotent-create", "FALSE")
+                .idempotentCreate()).isFalse();
+    }
 }
