@@ -10,6 +10,7 @@ import io.paysync.db.Database;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.DatabaseHealthCheck;
+import io.paysync.observe.JolokiaAccess;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackSignatureVerifier;
@@ -25,6 +26,7 @@ import io.paysync.sync.ThirdPartySync;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
@@ -93,6 +95,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
+        // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.
+        registry.bind(JolokiaPlatformHttpPlugin.NAME,
+                JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null)));
 
         context.addStartupListener(new JsonErrorPages());
 

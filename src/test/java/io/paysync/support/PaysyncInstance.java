@@ -91,6 +91,11 @@ public final class PaysyncInstance implements AutoCloseable {
         return database;
     }
 
+    /** {@code http://127.0.0.1:<port>}, for clients other than the helpers below. */
+    public String baseUrl() {
+        return base;
+    }
+
     public <T> T bean(String name, Class<T> type) {
         return main.getCamelContext().getRegistry().lookupByNameAndType(name, type);
     }
