@@ -151,10 +151,10 @@ class HawtioJolokiaTest {
             env.put("PAYSYNC_DB_USERNAME", "sa");
             env.put("PAYSYNC_DB_PASSWORD", TestDatabase.H2_PASSWORD);
             env.put("PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET);
-            env.put("PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN);
             env.put("PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/unused");
             env.put("PAYSYNC_SYNC_ENABLED", "false");
-            process = WorkerProcess.start(workDir, env, Map.of());
+            // The token as a -D setting, where the JVM's Runtime MBean would show it: the policy must keep it hidden.
+            process = WorkerProcess.start(workDir, env, Map.of("paysync.admin.token", PaysyncInstance.ADMIN_TOKEN));
             base = "http://127.0.0.1:" + port;
             jolokia = new Jolokia(base + "/observe/jolokia");
             Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
@@ -238,6 +238,32 @@ class HawtioJolokiaTest {
             assertThat(jolokia.read(route, "State").asText()).isEqualTo("Started");
             assertThat(jolokia.read(route, "Tracing").asBoolean()).isFalse();
             assertThat(createOrder("P-AFTER").statusCode()).isEqualTo(201);
+        }
+
+        @Test
+        void should_not_reveal_a_secret_through_anything_it_allows_to_read() throws Exception {
+            List<String> mbeans = new ArrayList<>(jolokia.search("org.apache.camel:*"));
+            mbeans.addAll(jolokia.search("java.lang:*"));
+            List<Map<String, Object>> reads = new ArrayList<>();
+            for (String mbean : mbeans) {
+                reads.add(Map.of("type", "read", "mbean", mbean, "config", Map.of("ignoreErrors", true)));
+            }
+            JsonNode answers = jolokia.bulk(reads);
+            List<String> secrets = List.of(PaysyncInstance.ADMIN_TOKEN, TestDatabase.H2_PASSWORD,
+                    PaysyncInstance.SECRET.substring("whsec_".length()));
+            int allowed = 0;
+            List<String> revealing = new ArrayList<>();
+            for (int i = 0; i < answers.size(); i++) {
+                String answer = answers.get(i).toString();
+                if (answers.get(i).path("status").asInt() == 200) {
+                    allowed++;
+                }
+                if (secrets.stream().anyMatch(answer::contains)) {
+                    revealing.add(mbeans.get(i));
+                }
+            }
+            assertThat(allowed).as("MBeans readable in prod").isGreaterThan(50);
+            assertThat(revealing).as("MBeans whose attributes show a secret").isEmpty();
         }
 
         @Test
