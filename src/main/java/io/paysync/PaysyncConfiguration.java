@@ -49,6 +49,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
         String profile = context.getPropertiesComponent().resolveProperty("camel.main.profile").orElse("dev");
         Settings settings = new Settings(context, profile);
         settings.checkRequired();
+        // Before anything is opened: an unreadable access policy refuses the start.
+        JolokiaPlatformHttpPlugin jolokia = JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION)
+                .orElse(null));
         SyncSettings syncSettings = SyncSettings.from(settings);
         // Tests bind a controllable clock under this name; everything time-dependent reads it.
         Clock clock = context.getRegistry().lookupByNameAndType("paysyncClock", Clock.class);
@@ -96,8 +99,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
         // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.
-        registry.bind(JolokiaPlatformHttpPlugin.NAME,
-                JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null)));
+        registry.bind(JolokiaPlatformHttpPlugin.NAME, jolokia);
 
         context.addStartupListener(new JsonErrorPages());
 

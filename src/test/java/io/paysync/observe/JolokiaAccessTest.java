@@ -8,12 +8,16 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
 import org.apache.camel.component.platform.http.plugin.DefaultJolokiaPlatformHttpPlugin;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.junit.jupiter.api.AfterEach;
@@ -58,6 +62,25 @@ class JolokiaAccessTest {
         assertThatThrownBy(() -> JolokiaAccess.plugin(dir.resolve("missing.xml").toUri().toString()))
                 .isInstanceOf(InvalidSettingsException.class).hasMessageContaining(JolokiaAccess.POLICY_LOCATION);
         assertThat(System.getProperty("jolokia.policyLocation")).isNull();
+    }
+
+    @Test
+    void should_stop_a_prod_start_whose_policy_is_missing_and_say_which_setting() throws Exception {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("CAMEL_MAIN_PROFILE", "prod");
+        env.put("CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()));
+        env.put("PAYSYNC_DB_URL", "jdbc:h2:file:" + dir.resolve("data/paysync") + ";DB_CLOSE_ON_EXIT=FALSE");
+        env.put("PAYSYNC_DB_USERNAME", "sa");
+        env.put("PAYSYNC_DB_PASSWORD", TestDatabase.H2_PASSWORD);
+        env.put("PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET);
+        env.put("PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN);
+        env.put("PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/unused");
+        env.put("PAYSYNC_JOLOKIA_POLICY_LOCATION", dir.resolve("typo-access.xml").toUri().toString());
+        try (WorkerProcess p = WorkerProcess.start(dir, env, Map.of())) {
+            assertThat(p.waitFor(90)).as("exit code; output:%n%s", p.output()).isNotIn(0, -1);
+            assertThat(p.output()).contains(JolokiaAccess.POLICY_LOCATION).contains("typo-access.xml");
+            assertThat(dir.resolve("data")).as("nothing opened before the refusal").doesNotExist();
+        }
     }
 
     @Test
