@@ -1,10 +1,15 @@
-# Paysync: build with Maven, run on a JRE as a non-root user.
-# routes/ and application.properties are read from the working directory (/app) and can be mounted over.
+# Paysync: build with Maven, run on a JRE as a non-root user (DockerfileTest checks what can be checked without Docker).
+# routes/ and application.properties are read from the working directory /app: mount your own over them, e.g.
+#   docker run -v "$PWD/routes:/app/routes:ro" -v "$PWD/application.properties:/app/application.properties:ro" ...
+# The prod profile needs its settings in the environment (PAYSYNC_DB_URL, ...; see README "Settings").
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
-COPY pom.xml application.properties ./
+COPY pom.xml ./
 RUN mvn -B -q dependency:go-offline
+# Everything the jar is built from: sources, and the top-level files the pom builds into it.
 COPY src ./src
+COPY application.properties ./
+COPY openapi ./openapi
 RUN mvn -B -q package -DskipTests
 
 FROM eclipse-temurin:17-jre
@@ -18,6 +23,7 @@ RUN mkdir -p /app/data && chown -R paysync /app/data
 USER paysync
 ENV CAMEL_MAIN_PROFILE=prod
 EXPOSE 8080
+# Liveness, not readiness: a container is restarted when it is broken, not while the third party is down.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
-  CMD ["java", "-cp", "/app/paysync.jar", "io.paysync.HealthProbe", "http://127.0.0.1:8080/observe/health"]
+  CMD ["java", "-cp", "/app/paysync.jar", "io.paysync.HealthProbe", "http://127.0.0.1:8080/observe/health/live"]
 ENTRYPOINT ["java", "-jar", "/app/paysync.jar"]

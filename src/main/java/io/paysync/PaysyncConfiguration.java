@@ -12,6 +12,7 @@ import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.BusinessMetrics;
 import io.paysync.observe.Observability;
+import io.paysync.observe.JolokiaAccess;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackSignatureVerifier;
@@ -27,6 +28,7 @@ import io.paysync.sync.ThirdPartySync;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.service.ServiceSupport;
@@ -48,6 +50,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
         String profile = context.getPropertiesComponent().resolveProperty("camel.main.profile").orElse("dev");
         Settings settings = new Settings(context, profile);
         settings.checkRequired();
+        // Before anything is opened: an unreadable access policy refuses the start.
+        JolokiaPlatformHttpPlugin jolokia = JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION)
+                .orElse(null));
         SyncSettings syncSettings = SyncSettings.from(settings);
         Observability.checkSettings(settings);
         // Tests bind a controllable clock under this name; everything time-dependent reads it.
@@ -99,6 +104,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
+        // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.
+        registry.bind(JolokiaPlatformHttpPlugin.NAME, jolokia);
 
         context.addStartupListener(new JsonErrorPages());
 
