@@ -27,6 +27,9 @@ public class PaymentCallbackHandler {
     public static final String OUTCOME_FAILED = "failed";
     public static final String OUTCOME_IGNORED = "ignored";
 
+    /** The cause the history records for a transition made on the gateway status API's answer. */
+    public static final String RECONCILIATION_CAUSE = "reconciliation";
+
     private final CallbackSignatureVerifier verifier;
     private final OrderRepository orders;
 
@@ -48,28 +51,47 @@ public class PaymentCallbackHandler {
 
     /** Applies an authentic callback; returns the outcome or throws the contract's refusal. */
     public String apply(CallbackRequest callback, String webhookId) {
+        return apply(callback, new Source(webhookId, "callback " + webhookId, "callback says ", false));
+    }
+
+    /**
+     * Applies a final answer of the gateway's status API ({@link PaymentReconciliation}) with exactly the checks and
+     * guarded transitions of a callback. The same answer comes back every round, so each of its anomalies is recorded
+     * once.
+     */
+    public String reconcile(CallbackRequest answer) {
+        return apply(answer, new Source(null, RECONCILIATION_CAUSE, "gateway status API says ", true));
+    }
+
+    /**
+     * Where an authentic answer came from: the id its anomalies carry, the cause written to the history, how its
+     * anomalies quote it, and whether it repeats itself (then each anomaly is recorded once).
+     */
+    private record Source(String id, String cause, String says, boolean repeats) {
+    }
+
+    private String apply(CallbackRequest callback, Source source) {
         String orderNumber = callback.orderNumber();
         Order order = orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
         if (!order.currency().equals(callback.currency()) || !Money.sameAmount(order.amount(), callback.amount())) {
-            orders.recordAnomaly("amount-mismatch", orderNumber, callback.transactionId(), webhookId,
-                    "callback says " + callback.amount().toPlainString() + " " + callback.currency() + ", order is "
+            anomaly(source, "amount-mismatch", callback,
+                    source.says() + callback.amount().toPlainString() + " " + callback.currency() + ", order is "
                             + Money.format(order.amount(), order.currency()) + " " + order.currency());
             throw new ApiException(422, "amount-mismatch",
                     "Amount or currency differs from order " + orderNumber);
         }
-        String cause = "callback " + webhookId;
-        return callback.succeeded() ? applySuccess(callback, webhookId, cause) : applyFailure(callback, cause);
+        return callback.succeeded() ? applySuccess(callback, source) : applyFailure(callback, source.cause());
     }
 
-    private String applySuccess(CallbackRequest callback, String webhookId, String cause) {
+    private String applySuccess(CallbackRequest callback, Source source) {
         String orderNumber = callback.orderNumber();
         String transactionId = callback.transactionId();
         int moved;
         try {
-            moved = orders.markPaid(orderNumber, transactionId, cause);
+            moved = orders.markPaid(orderNumber, transactionId, source.cause());
         } catch (DuplicateKeyException e) {
             // The unique index refused: this transaction already paid another order.
-            throw transactionConflict(callback, webhookId, orders.orderBoundTo(transactionId));
+            throw transactionConflict(callback, source, orders.orderBoundTo(transactionId));
         }
         if (moved == 1) {
             return OUTCOME_PAID;
@@ -81,14 +103,15 @@ public class PaymentCallbackHandler {
         }
         Optional<String> boundTo = orders.orderBoundTo(transactionId);
         if (boundTo.isPresent() && !boundTo.get().equals(orderNumber)) {
-            throw transactionConflict(callback, webhookId, boundTo);
+            throw transactionConflict(callback, source, boundTo);
         }
         if (current.paymentStatus() == PaymentStatus.Pending) {
             // Cannot happen under READ COMMITTED (the UPDATE saw the committed row); refuse rather than guess.
             throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
         }
-        orders.recordAnomaly("order-not-pending", orderNumber, transactionId, webhookId,
-                "success callback for an order that is " + current.paymentStatus()
+        anomaly(source, "order-not-pending", callback,
+                "success " + (source.repeats() ? "answer" : "callback") + " for an order that is "
+                        + current.paymentStatus()
                         + (current.paymentTransactionId() == null ? ""
                                 : " by transaction " + current.paymentTransactionId()));
         throw new ApiException(409, "order-not-pending",
@@ -107,11 +130,19 @@ public class PaymentCallbackHandler {
         return OUTCOME_IGNORED;
     }
 
-    private ApiException transactionConflict(CallbackRequest callback, String webhookId, Optional<String> boundTo) {
-        orders.recordAnomaly("transaction-conflict", callback.orderNumber(), callback.transactionId(), webhookId,
+    private ApiException transactionConflict(CallbackRequest callback, Source source, Optional<String> boundTo) {
+        anomaly(source, "transaction-conflict", callback,
                 "transaction " + callback.transactionId() + " is already bound to order " + boundTo.orElse("(unknown)"));
         return new ApiException(409, "transaction-conflict",
                 "Transaction " + callback.transactionId() + " is already bound to another order");
+    }
+
+    private void anomaly(Source source, String kind, CallbackRequest callback, String detail) {
+        if (source.repeats()) {
+            orders.recordAnomalyOnce(kind, callback.orderNumber(), callback.transactionId(), source.id(), detail);
+        } else {
+            orders.recordAnomaly(kind, callback.orderNumber(), callback.transactionId(), source.id(), detail);
+        }
     }
 
     /** A header that must appear once; repeated values make the request unverifiable. */
