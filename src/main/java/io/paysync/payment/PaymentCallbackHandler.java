@@ -3,9 +3,13 @@ package io.paysync.payment;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
+import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.Money;
 import io.paysync.order.Order;
@@ -29,6 +33,8 @@ public class PaymentCallbackHandler {
 
     /** The cause the history records for a transition made on the gateway status API's answer. */
     public static final String RECONCILIATION_CAUSE = "reconciliation";
+
+    private static final Pattern EVENT_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
 
     private final CallbackSignatureVerifier verifier;
     private final OrderRepository orders;
@@ -61,6 +67,45 @@ public class PaymentCallbackHandler {
      */
     public String reconcile(CallbackRequest answer) {
         return apply(answer, new Source(null, RECONCILIATION_CAUSE, "gateway status API says ", true));
+    }
+
+    /**
+     * {@code routes/adapters/}: an event in another gateway's shape, authenticated by the adapter route (a verifier
+     * bean such as {@link TimestampedHmacVerifier} marks the exchange) and mapped onto the canonical callback fields,
+     * given as exchange properties {@code orderNumber}, {@code transactionId}, {@code amount}, {@code currency},
+     * {@code status}, plus {@code gateway} and {@code eventId} for the history. The same checks, transitions and
+     * answers as {@code POST /api/payments/callback}.
+     */
+    public ApiReply handleMapped(Exchange exchange) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+            // An adapter route without a signature check would let anyone mark orders paid: refuse loudly.
+            throw new IllegalStateException("Route " + exchange.getFromRouteId()
+                    + " maps a gateway event without verifying its signature first");
+        }
+        String gateway = exchange.getProperty("gateway", "gateway", String.class);
+        String eventId = exchange.getProperty("eventId", String.class);
+        if (eventId == null || !EVENT_ID.matcher(eventId).matches()) {
+            throw ApiException.malformed("The event has no id, or a malformed one");
+        }
+        ObjectNode fields = Json.MAPPER.createObjectNode();
+        for (String name : new String[] { "orderNumber", "transactionId", "amount", "currency", "status" }) {
+            Object value = exchange.getProperty(name);
+            if (value != null) {
+                fields.set(name, Json.MAPPER.valueToTree(value));
+            }
+        }
+        CallbackRequest callback = CallbackRequest.parse(fields);
+        return ApiReply.ok(Map.of("outcome",
+                apply(callback, new Source(eventId, gateway + " event " + eventId, gateway + " event says ", false))));
+    }
+
+    /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
+    public ApiReply ignoreEvent(Exchange exchange) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+            throw new IllegalStateException("Route " + exchange.getFromRouteId()
+                    + " answers a gateway event without verifying its signature first");
+        }
+        return ApiReply.ok(Map.of("outcome", OUTCOME_IGNORED));
     }
 
     /**
