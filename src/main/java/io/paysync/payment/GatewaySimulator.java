@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
+import io.paysync.http.HttpResponder;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import org.apache.camel.Exchange;
@@ -28,7 +29,7 @@ public class GatewaySimulator {
         String orderNumber = exchange.getMessage().getHeader("orderNumber", String.class);
         ObjectNode payment = orderNumber == null ? null : payments.get(orderNumber);
         if (payment == null) {
-            return new ApiReply(404, Map.of("error", "unknown-payment", "message",
+            return new ApiReply(404, HttpResponder.error("unknown-payment",
                     "The simulated gateway has no payment for this order; POST one to /simulator/gateway/payments"));
         }
         return ApiReply.ok(payment);
