@@ -16,7 +16,9 @@ import io.paysync.observe.JolokiaAccess;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackSignatureVerifier;
+import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.PaymentCallbackHandler;
+import io.paysync.payment.PaymentReconciliation;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.PaymentExpiry;
 import io.paysync.sync.SyncClaims;
@@ -88,6 +90,10 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
         registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders));
+        // Reconciliation applies the gateway's answers through the callback handler itself: one copy of the rules.
+        registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
+                registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
+        registry.bind("gatewaySimulator", new GatewaySimulator());
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
         registry.bind("adminApi", new AdminApi(orders, sync, sendKeys));
         registry.bind("operatorConsole", new OperatorConsole());

@@ -32,6 +32,10 @@ public final class Settings {
      */
     static final List<String> MAY_BE_EMPTY = List.of(DB_PASSWORD);
 
+    /** Settings required only while the switch beside them is true (setting -> switch). */
+    static final java.util.Map<String, String> REQUIRED_WHILE = java.util.Map.of(
+            "paysync.gateway.status-url", "paysync.reconciliation.enabled");
+
     private final PropertiesComponent properties;
     private final String profile;
 
@@ -102,6 +106,11 @@ public final class Settings {
                 problems.add(missing(key));
             }
         }
+        REQUIRED_WHILE.forEach((key, when) -> {
+            if (Boolean.parseBoolean(getOrDefault(when, "false")) && get(key).isEmpty()) {
+                problems.add(missing(key) + "; it is needed while " + when + " is true");
+            }
+        });
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);
         }

@@ -15,6 +15,7 @@ public final class Money {
     static final BigDecimal MAX_AMOUNT = new BigDecimal("999999999999999");
 
     private static final Pattern AMOUNT_TEXT = Pattern.compile("[0-9]{1,15}(\\.[0-9]{1,4})?");
+    private static final Pattern MINOR_UNITS = Pattern.compile("[1-9][0-9]{0,18}");
     private static final Pattern CURRENCY_CODE = Pattern.compile("[A-Z]{3}");
 
     private Money() {
@@ -72,6 +73,21 @@ public final class Money {
                     + digits + ")");
         }
         return normalised.setScale(digits, RoundingMode.UNNECESSARY);
+    }
+
+    /**
+     * An amount given in the currency's minor units, as many gateways send it ({@code 1999} EUR is {@code "19.99"},
+     * {@code 500} JPY is {@code "500"}), as the decimal string the canonical callback carries. For adapter routes:
+     * anything but a positive whole number and a known currency is {@code 400 malformed-request}.
+     */
+    public static String fromMinorUnits(String minorUnits, String currency) {
+        String code = currency(currency == null ? null : com.fasterxml.jackson.databind.node.TextNode.valueOf(currency),
+                "currency");
+        if (minorUnits == null || !MINOR_UNITS.matcher(minorUnits).matches()) {
+            throw ApiException.malformed("The amount must be a positive whole number of minor units");
+        }
+        int digits = Currency.getInstance(code).getDefaultFractionDigits();
+        return new BigDecimal(new java.math.BigInteger(minorUnits), digits).toPlainString();
     }
 
     /** The amount as the API shows it: a string with exactly the currency's minor units. */

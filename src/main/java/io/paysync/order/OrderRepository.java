@@ -104,6 +104,21 @@ public class OrderRepository {
                 .addValue("now", Database.utc(now())));
     }
 
+    /**
+     * As {@link #recordAnomaly}, unless the same kind, order and detail is recorded already: for a source that repeats
+     * the same answer (reconciliation asks every round). Two instances racing may both write it; that is harmless.
+     */
+    public void recordAnomalyOnce(String kind, String orderNumber, String transactionId, String webhookId,
+            String detail) {
+        jdbc.update(db.sql("insert-anomaly-once"), new MapSqlParameterSource()
+                .addValue("kind", kind)
+                .addValue("orderNumber", orderNumber)
+                .addValue("transactionId", transactionId)
+                .addValue("webhookId", webhookId)
+                .addValue("detail", truncate(detail, 1000))
+                .addValue("now", Database.utc(now())));
+    }
+
     public List<Map<String, Object>> anomalies(int limit) {
         return jdbc.query(db.sql("list-anomalies"), Map.of("limit", limit), (rs, i) -> {
             Map<String, Object> a = new java.util.LinkedHashMap<>();

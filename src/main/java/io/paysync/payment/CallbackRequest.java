@@ -17,7 +17,14 @@ public record CallbackRequest(String orderNumber, String transactionId, BigDecim
     private static final Pattern TRANSACTION_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     public static CallbackRequest parse(byte[] body) {
-        ObjectNode json = Json.readObject(body);
+        return parse(Json.readObject(body));
+    }
+
+    /**
+     * The same rules for fields that did not arrive as our JSON body: a gateway event mapped by an adapter route, or
+     * the gateway's status API answer.
+     */
+    public static CallbackRequest parse(ObjectNode json) {
         String orderNumber = OrderApi.orderNumber(json.get("orderNumber"), "orderNumber");
         String transactionId = OrderApi.text(json.get("transactionId"), "transactionId", 128);
         if (!TRANSACTION_ID.matcher(transactionId).matches()) {

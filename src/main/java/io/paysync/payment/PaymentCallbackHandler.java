@@ -3,9 +3,13 @@ package io.paysync.payment;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.regex.Pattern;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
+import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.Money;
 import io.paysync.order.Order;
@@ -26,6 +30,11 @@ public class PaymentCallbackHandler {
     public static final String OUTCOME_ALREADY_PAID = "already-paid";
     public static final String OUTCOME_FAILED = "failed";
     public static final String OUTCOME_IGNORED = "ignored";
+
+    /** The cause the history records for a transition made on the gateway status API's answer. */
+    public static final String RECONCILIATION_CAUSE = "reconciliation";
+
+    private static final Pattern EVENT_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
 
     private final CallbackSignatureVerifier verifier;
     private final OrderRepository orders;
@@ -48,28 +57,86 @@ public class PaymentCallbackHandler {
 
     /** Applies an authentic callback; returns the outcome or throws the contract's refusal. */
     public String apply(CallbackRequest callback, String webhookId) {
+        return apply(callback, new Source(webhookId, "callback " + webhookId, "callback says ", false));
+    }
+
+    /**
+     * Applies a final answer of the gateway's status API ({@link PaymentReconciliation}) with exactly the checks and
+     * guarded transitions of a callback. The same answer comes back every round, so each of its anomalies is recorded
+     * once.
+     */
+    public String reconcile(CallbackRequest answer) {
+        return apply(answer, new Source(null, RECONCILIATION_CAUSE, "gateway status API says ", true));
+    }
+
+    /**
+     * {@code routes/adapters/}: an event in another gateway's shape, authenticated by the adapter route (a verifier
+     * bean such as {@link TimestampedHmacVerifier} marks the exchange) and mapped onto the canonical callback fields,
+     * given as exchange properties {@code orderNumber}, {@code transactionId}, {@code amount}, {@code currency},
+     * {@code status}, plus {@code gateway} and {@code eventId} for the history. The same checks, transitions and
+     * answers as {@code POST /api/payments/callback}.
+     */
+    public ApiReply handleMapped(Exchange exchange) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+            // An adapter route without a signature check would let anyone mark orders paid: refuse loudly.
+            throw new IllegalStateException("Route " + exchange.getFromRouteId()
+                    + " maps a gateway event without verifying its signature first");
+        }
+        String gateway = exchange.getProperty("gateway", "gateway", String.class);
+        String eventId = exchange.getProperty("eventId", String.class);
+        if (eventId == null || !EVENT_ID.matcher(eventId).matches()) {
+            throw ApiException.malformed("The event has no id, or a malformed one");
+        }
+        ObjectNode fields = Json.MAPPER.createObjectNode();
+        for (String name : new String[] { "orderNumber", "transactionId", "amount", "currency", "status" }) {
+            Object value = exchange.getProperty(name);
+            if (value != null) {
+                fields.set(name, Json.MAPPER.valueToTree(value));
+            }
+        }
+        CallbackRequest callback = CallbackRequest.parse(fields);
+        return ApiReply.ok(Map.of("outcome",
+                apply(callback, new Source(eventId, gateway + " event " + eventId, gateway + " event says ", false))));
+    }
+
+    /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
+    public ApiReply ignoreEvent(Exchange exchange) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+            throw new IllegalStateException("Route " + exchange.getFromRouteId()
+                    + " answers a gateway event without verifying its signature first");
+        }
+        return ApiReply.ok(Map.of("outcome", OUTCOME_IGNORED));
+    }
+
+    /**
+     * Where an authentic answer came from: the id its anomalies carry, the cause written to the history, how its
+     * anomalies quote it, and whether it repeats itself (then each anomaly is recorded once).
+     */
+    private record Source(String id, String cause, String says, boolean repeats) {
+    }
+
+    private String apply(CallbackRequest callback, Source source) {
         String orderNumber = callback.orderNumber();
         Order order = orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
         if (!order.currency().equals(callback.currency()) || !Money.sameAmount(order.amount(), callback.amount())) {
-            orders.recordAnomaly("amount-mismatch", orderNumber, callback.transactionId(), webhookId,
-                    "callback says " + callback.amount().toPlainString() + " " + callback.currency() + ", order is "
+            anomaly(source, "amount-mismatch", callback,
+                    source.says() + callback.amount().toPlainString() + " " + callback.currency() + ", order is "
                             + Money.format(order.amount(), order.currency()) + " " + order.currency());
             throw new ApiException(422, "amount-mismatch",
                     "Amount or currency differs from order " + orderNumber);
         }
-        String cause = "callback " + webhookId;
-        return callback.succeeded() ? applySuccess(callback, webhookId, cause) : applyFailure(callback, cause);
+        return callback.succeeded() ? applySuccess(callback, source) : applyFailure(callback, source.cause());
     }
 
-    private String applySuccess(CallbackRequest callback, String webhookId, String cause) {
+    private String applySuccess(CallbackRequest callback, Source source) {
         String orderNumber = callback.orderNumber();
         String transactionId = callback.transactionId();
         int moved;
         try {
-            moved = orders.markPaid(orderNumber, transactionId, cause);
+            moved = orders.markPaid(orderNumber, transactionId, source.cause());
         } catch (DuplicateKeyException e) {
             // The unique index refused: this transaction already paid another order.
-            throw transactionConflict(callback, webhookId, orders.orderBoundTo(transactionId));
+            throw transactionConflict(callback, source, orders.orderBoundTo(transactionId));
         }
         if (moved == 1) {
             return OUTCOME_PAID;
@@ -81,14 +148,15 @@ public class PaymentCallbackHandler {
         }
         Optional<String> boundTo = orders.orderBoundTo(transactionId);
         if (boundTo.isPresent() && !boundTo.get().equals(orderNumber)) {
-            throw transactionConflict(callback, webhookId, boundTo);
+            throw transactionConflict(callback, source, boundTo);
         }
         if (current.paymentStatus() == PaymentStatus.Pending) {
             // Cannot happen under READ COMMITTED (the UPDATE saw the committed row); refuse rather than guess.
             throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
         }
-        orders.recordAnomaly("order-not-pending", orderNumber, transactionId, webhookId,
-                "success callback for an order that is " + current.paymentStatus()
+        anomaly(source, "order-not-pending", callback,
+                "success " + (source.repeats() ? "answer" : "callback") + " for an order that is "
+                        + current.paymentStatus()
                         + (current.paymentTransactionId() == null ? ""
                                 : " by transaction " + current.paymentTransactionId()));
         throw new ApiException(409, "order-not-pending",
@@ -107,11 +175,19 @@ public class PaymentCallbackHandler {
         return OUTCOME_IGNORED;
     }
 
-    private ApiException transactionConflict(CallbackRequest callback, String webhookId, Optional<String> boundTo) {
-        orders.recordAnomaly("transaction-conflict", callback.orderNumber(), callback.transactionId(), webhookId,
+    private ApiException transactionConflict(CallbackRequest callback, Source source, Optional<String> boundTo) {
+        anomaly(source, "transaction-conflict", callback,
                 "transaction " + callback.transactionId() + " is already bound to order " + boundTo.orElse("(unknown)"));
         return new ApiException(409, "transaction-conflict",
                 "Transaction " + callback.transactionId() + " is already bound to another order");
+    }
+
+    private void anomaly(Source source, String kind, CallbackRequest callback, String detail) {
+        if (source.repeats()) {
+            orders.recordAnomalyOnce(kind, callback.orderNumber(), callback.transactionId(), source.id(), detail);
+        } else {
+            orders.recordAnomaly(kind, callback.orderNumber(), callback.transactionId(), source.id(), detail);
+        }
     }
 
     /** A header that must appear once; repeated values make the request unverifiable. */

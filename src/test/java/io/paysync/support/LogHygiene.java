@@ -28,6 +28,9 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
     /** Every signature the test helpers made, so the check knows them. */
     public static final Set<String> SIGNATURES = ConcurrentHashMap.newKeySet();
 
+    /** Further secrets a test configured (a gateway adapter's endpoint secret), so the check knows them. */
+    public static final Set<String> SECRETS = ConcurrentHashMap.newKeySet();
+
     private static final String APPENDER = "log-hygiene";
 
     private StringWriter captured;
@@ -86,6 +89,7 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
             forbidden.add(secret.substring("whsec_".length())); // the key without its prefix
         }
         forbidden.add(PaysyncInstance.ADMIN_TOKEN);
+        forbidden.addAll(SECRETS);
         forbidden.add(TestDatabase.H2_PASSWORD);
         for (String signature : SIGNATURES) {
             for (String part : signature.split(" ")) {

@@ -81,6 +81,7 @@ public final class PaysyncInstance implements AutoCloseable {
         // The timers are off unless a test turns them on: the callback suite asserts exact rows.
         props.put("paysync.sync.enabled", "false");
         props.put("paysync.payment.expiry-enabled", "false");
+        props.put("paysync.reconciliation.enabled", "false");
         props.putAll(extra);
         props.forEach(main::addOverrideProperty);
         main.start();

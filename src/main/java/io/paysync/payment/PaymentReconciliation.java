@@ -1,0 +1,219 @@
+package io.paysync.payment;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import io.paysync.db.Database;
+import io.paysync.http.ApiException;
+import io.paysync.http.Json;
+import io.paysync.order.OrderRepository;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Java side of {@code routes/payment-reconciliation.camel.yaml}: which orders to ask the gateway about, the
+ * request, and what its answer means. A final answer ({@code succeeded} or {@code failed}) goes through
+ * {@link PaymentCallbackHandler#reconcile}, so the checks (amount and currency, transaction binding) and the guarded
+ * transitions are the callback's own. Anything else ({@code pending}, an order the gateway does not know, an error, no
+ * answer) changes nothing: the order is asked again in a later round until it is final or expires.
+ *
+ * <p>
+ * The status API answers {@code GET {status-url}/payments?orderNumber=<n>} with
+ * {@code {"orderNumber", "transactionId", "amount", "currency", "status"}}, status {@code succeeded}, {@code failed}
+ * or {@code pending} (for {@code pending} only orderNumber and status are needed), or {@code 404} for an order it has
+ * no payment for.
+ *
+ * <p>
+ * Rounds run on one timer thread. A cursor over order ids makes every old Pending order take its turn, however many
+ * keep answering {@code pending}; a request that gets no answer at all (connection refused, timeout) ends the round,
+ * since the gateway is probably down, and the next round starts with that order.
+ */
+public class PaymentReconciliation {
+
+    private static final Logger LOG = LoggerFactory.getLogger(PaymentReconciliation.class);
+
+    public static final String ENABLED = "paysync.reconciliation.enabled";
+    public static final String STATUS_URL = "paysync.gateway.status-url";
+
+    private static final Set<String> FINAL = Set.of("succeeded", "failed");
+
+    /** One order to ask about. */
+    public record Candidate(long id, String orderNumber) {
+    }
+
+    private final PaymentCallbackHandler callbacks;
+    private final OrderRepository orders;
+    private final Duration after;
+    private final int batchSize;
+
+    // Round state: one timer thread reads and writes it, and rounds never overlap.
+    private volatile long afterId;
+    private volatile boolean lastBatch;
+    private volatile boolean gatewayDown;
+    private volatile int changed;
+
+    public PaymentReconciliation(PaymentCallbackHandler callbacks, OrderRepository orders, Duration after,
+            int batchSize) {
+        this.callbacks = callbacks;
+        this.orders = orders;
+        this.after = after;
+        this.batchSize = batchSize;
+    }
+
+    /**
+     * From the settings; with reconciliation on, checks the status URL and puts it back without a trailing slash (the
+     * route appends {@code /payments}).
+     */
+    public static PaymentReconciliation from(Settings settings, org.apache.camel.CamelContext context,
+            PaymentCallbackHandler callbacks, OrderRepository orders) {
+        Duration after = Duration.ofSeconds(settings.getInt("paysync.reconciliation.after-seconds", 300, 1, 31_536_000));
+        int batchSize = settings.getInt("paysync.reconciliation.batch-size", 50, 1, 1000);
+        settings.getInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
+        settings.getInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
+        if (Boolean.parseBoolean(settings.getOrDefault(ENABLED, "false"))) {
+            String url = settings.require(STATUS_URL).replaceAll("/+$", "");
+            if (!url.matches("(?i)https?://\\S+")) {
+                throw new InvalidSettingsException(List.of(STATUS_URL + " must be an http:// or https:// URL"));
+            }
+            context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
+            int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
+            if (after.toSeconds() >= window) {
+                LOG.warn("paysync.reconciliation.after-seconds ({}) is not below paysync.payment.window-seconds ({}): "
+                        + "orders expire before reconciliation asks about them", after.toSeconds(), window);
+            }
+        }
+        return new PaymentReconciliation(callbacks, orders, after, batchSize);
+    }
+
+    /** Starts a round: the headers {@code find-reconcilable-orders.sql} reads. */
+    public void prepare(Exchange exchange) {
+        gatewayDown = false;
+        changed = 0;
+        Message m = exchange.getMessage();
+        m.setHeader("cutoff", Database.utc(orders.now().minus(after)));
+        m.setHeader("afterId", afterId);
+        m.setHeader("batchSize", batchSize);
+    }
+
+    /** The rows to ask about; a short batch means the cursor reached the end and starts over after this round. */
+    public List<Candidate> candidates(List<Map<String, Object>> rows) {
+        lastBatch = rows.size() < batchSize;
+        return rows.stream()
+                .map(r -> new Candidate(((Number) r.get("id")).longValue(), String.valueOf(r.get("order_number"))))
+                .toList();
+    }
+
+    /** False once a request of this round got no answer at all: the rest waits for the next round. */
+    public boolean gatewayAnswering() {
+        return !gatewayDown;
+    }
+
+    /** The status request for one order: nothing of the round's headers goes out, the order number is encoded. */
+    public void statusRequest(Exchange exchange) {
+        Candidate candidate = exchange.getMessage().getBody(Candidate.class);
+        exchange.setProperty("candidate", candidate);
+        Message m = exchange.getMessage();
+        m.removeHeaders("*");
+        m.setHeader(Exchange.HTTP_METHOD, "GET");
+        m.setHeader(Exchange.HTTP_QUERY,
+                "orderNumber=" + URLEncoder.encode(candidate.orderNumber(), StandardCharsets.UTF_8));
+        m.setHeader("Accept", "application/json");
+        m.setBody(null);
+    }
+
+    /**
+     * What the gateway answered, applied if final.
+     *
+     * @return the outcome: {@code paid}, {@code already-paid}, {@code failed}, {@code ignored}, a refusal code of
+     *         the callback table ({@code amount-mismatch}, {@code order-not-pending}, ...), or {@code pending},
+     *         {@code unknown} or {@code error} when nothing was applied
+     */
+    public String answer(Exchange exchange) {
+        Candidate candidate = exchange.getProperty("candidate", Candidate.class);
+        String orderNumber = candidate.orderNumber();
+        afterId = candidate.id(); // answered: this order had its turn
+        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
+        if (status != null && status == 404) {
+            LOG.debug("Order {}: the gateway has no payment for it; nothing changed", orderNumber);
+            return "unknown";
+        }
+        if (status == null || status != 200) {
+            LOG.warn("Order {}: the gateway status API answered HTTP {}; nothing changed, asked again next round",
+                    orderNumber, status);
+            return "error";
+        }
+        ObjectNode json;
+        try {
+            json = Json.readObject(exchange.getMessage().getBody(byte[].class));
+        } catch (ApiException e) {
+            LOG.warn("Order {}: the gateway status API's answer is not a JSON object; nothing changed", orderNumber);
+            return "error";
+        }
+        JsonNode answered = json.get("orderNumber");
+        if (answered == null || !orderNumber.equals(answered.asText(null))) {
+            LOG.warn("Order {}: the gateway status API answered about another order; nothing changed", orderNumber);
+            return "error";
+        }
+        JsonNode state = json.get("status");
+        String value = state != null && state.isTextual() ? state.textValue() : null;
+        if ("pending".equals(value)) {
+            LOG.debug("Order {}: the gateway says the payment is still pending", orderNumber);
+            return "pending";
+        }
+        if (!FINAL.contains(value)) {
+            LOG.warn("Order {}: the gateway status API answered an unknown status; nothing changed", orderNumber);
+            return "unknown";
+        }
+        String outcome;
+        try {
+            outcome = callbacks.reconcile(CallbackRequest.parse(json));
+        } catch (ApiException e) {
+            if (e.status() == 400) {
+                LOG.warn("Order {}: the gateway's {} answer is unusable ({}); nothing changed", orderNumber, value,
+                        e.getMessage());
+                return "error";
+            }
+            LOG.warn("Order {}: the gateway says {}, refused as {} (see the anomalies); nothing changed", orderNumber,
+                    value, e.code());
+            return e.code();
+        }
+        if (PaymentCallbackHandler.OUTCOME_PAID.equals(outcome) || PaymentCallbackHandler.OUTCOME_FAILED.equals(outcome)) {
+            changed++;
+            LOG.info("Order {}: reconciled as {} from the gateway's status API", orderNumber, outcome);
+        } else {
+            LOG.debug("Order {}: the gateway says {}, outcome {}", orderNumber, value, outcome);
+        }
+        return outcome;
+    }
+
+    /** No answer at all: nothing changed, and this round asks no further (the gateway is probably down). */
+    public void unanswered(Exchange exchange) {
+        Candidate candidate = exchange.getProperty("candidate", Candidate.class);
+        Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
+        gatewayDown = true;
+        // The class only: a message may quote the URL, and the URL may carry credentials.
+        LOG.warn("Order {}: the gateway status API did not answer ({}); nothing changed, the round stops here and the "
+                + "next one starts with this order", candidate == null ? "?" : candidate.orderNumber(),
+                e == null ? "unknown" : e.getClass().getName());
+    }
+
+    /** Ends a round: the cursor starts over once it has passed the last candidate. */
+    public void finish() {
+        if (!gatewayDown && lastBatch) {
+            afterId = 0;
+        }
+        if (changed > 0) {
+            LOG.info("Reconciliation: {} orders made final from the gateway's status API", changed);
+        }
+    }
+}

@@ -1,0 +1,286 @@
+package io.paysync.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.paysync.support.GatewayStatusStub;
+import io.paysync.support.GatewayStatusStub.Answer;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestClock;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Gateway reconciliation ({@code routes/payment-reconciliation.camel.yaml}) against a real HTTP server standing in
+ * for the gateway's status API, one subclass per database. Orders are made old with a test clock; the timer runs
+ * every 100 ms on real time, so "nothing happens" is checked over several rounds the stub has seen.
+ */
+public abstract class ReconciliationSuite {
+
+    static final Duration AFTER = Duration.ofSeconds(60);
+
+    protected TestDatabase database;
+    protected GatewayStatusStub gateway;
+    protected ThirdPartyStub thirdParty;
+    protected TestClock clock;
+    private final List<PaysyncInstance> instances = new ArrayList<>();
+
+    protected abstract TestDatabase createDatabase() throws Exception;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = createDatabase();
+        gateway = GatewayStatusStub.start();
+        thirdParty = ThirdPartyStub.start();
+        clock = new TestClock(Instant.now());
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (PaysyncInstance i : instances) {
+            i.close();
+        }
+        gateway.close();
+        thirdParty.close();
+        database.close();
+    }
+
+    private PaysyncInstance app(Map<String, String> extra) throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put("paysync.reconciliation.enabled", "true");
+        props.put("paysync.gateway.status-url", gateway.url());
+        props.put("paysync.reconciliation.period-ms", "100");
+        props.put("paysync.reconciliation.after-seconds", String.valueOf(AFTER.toSeconds()));
+        props.put("paysync.reconciliation.batch-size", "50");
+        props.put("paysync.reconciliation.timeout-ms", "3000");
+        props.put("paysync.third-party.url", thirdParty.url());
+        props.putAll(extra);
+        PaysyncInstance app = PaysyncInstance.start(database, props, Map.of("paysyncClock", clock));
+        instances.add(app);
+        return app;
+    }
+
+    private PaysyncInstance app() throws Exception {
+        return app(Map.of());
+    }
+
+    /** An order created now (test clock), then made older than the threshold. */
+    private void oldOrder(PaysyncInstance app, String orderNumber, String amount, String currency) throws Exception {
+        assertThat(app.createOrder(orderNumber, amount, currency).status()).isEqualTo(201);
+        clock.advance(AFTER.plusSeconds(1));
+    }
+
+    private void awaitAsked(String orderNumber, long times) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .until(() -> gateway.askedFor(orderNumber) >= times);
+    }
+
+    private void awaitPaymentStatus(PaysyncInstance app, String orderNumber, String status) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(app.column(orderNumber, "payment_status")).isEqualTo(status));
+    }
+
+    private long transitions(PaysyncInstance app, String orderNumber, String cause) throws Exception {
+        return app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment' AND order_number = '"
+                + orderNumber + "' AND cause = '" + cause + "'");
+    }
+
+    @Test
+    void should_mark_paid_when_the_gateway_says_succeeded_and_sync_it_once() throws Exception {
+        PaysyncInstance app = app(Map.of("paysync.sync.enabled", "true", "paysync.sync.period-ms", "100",
+                "paysync.sync.lease-seconds", "30", "paysync.third-party.response-timeout-ms", "3000"));
+        gateway.answer("R-PAID", Answer.payment("R-PAID", "gw_r_paid", "10.00", "EUR", "succeeded"));
+        oldOrder(app, "R-PAID", "10.00", "EUR");
+
+        awaitPaymentStatus(app, "R-PAID", "Paid");
+        assertThat(app.column("R-PAID", "payment_transaction_id")).isEqualTo("gw_r_paid");
+        assertThat(transitions(app, "R-PAID", "reconciliation")).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(app.column("R-PAID", "sync_status")).isEqualTo("Completed"));
+        long asked = gateway.askedFor("R-PAID");
+        // Several more rounds: a Paid order is not asked about again, and the third party has one record.
+        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
+                .until(() -> gateway.askedFor("R-PAID") == asked && thirdParty.requestsFor("R-PAID") == 1);
+        assertThat(thirdParty.recordsFor("R-PAID")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
+    }
+
+    @Test
+    void should_mark_failed_when_the_gateway_says_failed() throws Exception {
+        PaysyncInstance app = app();
+        gateway.answer("R-FAILED", Answer.payment("R-FAILED", "gw_r_failed", "10.00", "EUR", "failed"));
+        oldOrder(app, "R-FAILED", "10.00", "EUR");
+
+        awaitPaymentStatus(app, "R-FAILED", "Failed");
+        assertThat(transitions(app, "R-FAILED", "reconciliation")).isEqualTo(1);
+        assertThat(app.column("R-FAILED", "payment_transaction_id")).isNull();
+    }
+
+    @Test
+    void should_change_nothing_while_the_gateway_says_pending_or_knows_no_payment() throws Exception {
+        PaysyncInstance app = app();
+        gateway.answer("R-PENDING", Answer.pending("R-PENDING"));
+        app.createOrder("R-PENDING", "10.00", "EUR");
+        app.createOrder("R-UNKNOWN", "10.00", "EUR"); // the stub answers 404 for it
+        clock.advance(AFTER.plusSeconds(1));
+        var before = app.snapshot();
+
+        awaitAsked("R-PENDING", 3);
+        awaitAsked("R-UNKNOWN", 3);
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_record_one_anomaly_and_change_nothing_when_the_amount_differs() throws Exception {
+        PaysyncInstance app = app();
+        gateway.answer("R-MISMATCH", Answer.payment("R-MISMATCH", "gw_r_mismatch", "9.99", "EUR", "succeeded"));
+        gateway.answer("R-CURRENCY", Answer.payment("R-CURRENCY", "gw_r_currency", "10.00", "USD", "succeeded"));
+        app.createOrder("R-MISMATCH", "10.00", "EUR");
+        app.createOrder("R-CURRENCY", "10.00", "EUR");
+        clock.advance(AFTER.plusSeconds(1));
+
+        // Asked round after round: the same answer is one anomaly, not one per round.
+        awaitAsked("R-MISMATCH", 4);
+        awaitAsked("R-CURRENCY", 4);
+        assertThat(app.column("R-MISMATCH", "payment_status")).isEqualTo("Pending");
+        assertThat(app.column("R-CURRENCY", "payment_status")).isEqualTo("Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'amount-mismatch'")).isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'R-MISMATCH' AND detail = "
+                + "'gateway status API says 9.99 EUR, order is 10.00 EUR'")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions")).isZero();
+        var view = app.get("/api/admin/anomalies", app.admin()).json();
+        assertThat(view).hasSize(2);
+        assertThat(view.get(0).get("webhookId").isNull()).isTrue();
+    }
+
+    @Test
+    void should_change_nothing_on_a_server_error_and_apply_the_answer_of_a_later_round() throws Exception {
+        PaysyncInstance app = app();
+        gateway.first("R-500", Answer.status(500), Answer.status(503))
+                .answer("R-500", Answer.payment("R-500", "gw_r_500", "10.00", "EUR", "succeeded"));
+        oldOrder(app, "R-500", "10.00", "EUR");
+
+        awaitAsked("R-500", 2);
+        assertThat(transitions(app, "R-500", "reconciliation")).as("no change after two errors").isZero();
+        awaitPaymentStatus(app, "R-500", "Paid");
+        assertThat(gateway.askedFor("R-500")).isGreaterThanOrEqualTo(3);
+        assertThat(transitions(app, "R-500", "reconciliation")).isEqualTo(1);
+    }
+
+    @Test
+    void should_change_nothing_on_a_timeout_and_ask_again_next_round() throws Exception {
+        PaysyncInstance app = app(Map.of("paysync.reconciliation.timeout-ms", "500"));
+        gateway.first("R-SLOW", Answer.hang(10_000))
+                .answer("R-SLOW", Answer.payment("R-SLOW", "gw_r_slow", "10.00", "EUR", "failed"));
+        app.createOrder("R-SLOW", "10.00", "EUR");
+        app.createOrder("R-AFTER", "10.00", "EUR");
+        gateway.answer("R-AFTER", Answer.pending("R-AFTER"));
+        clock.advance(AFTER.plusSeconds(1));
+
+        awaitPaymentStatus(app, "R-SLOW", "Failed");
+        assertThat(gateway.askedFor("R-SLOW")).isEqualTo(2);
+        // The round that timed out stopped there: R-AFTER was first asked in the round after it.
+        List<String> asked = gateway.asked();
+        assertThat(asked.subList(0, 2)).containsExactly("R-SLOW", "R-SLOW");
+        assertThat(transitions(app, "R-SLOW", "reconciliation")).isEqualTo(1);
+    }
+
+    @Test
+    void should_not_touch_an_order_that_a_callback_paid_meanwhile() throws Exception {
+        // Generous: the callback is made while the status request waits for its answer.
+        PaysyncInstance app = app(Map.of("paysync.reconciliation.timeout-ms", "20000"));
+        // The callback arrives while the status request is in flight; the (stale) answer then says failed.
+        gateway.answer("R-RACE", Answer.payment("R-RACE", "gw_r_race", "10.00", "EUR", "failed"));
+        gateway.beforeAnswer(orderNumber -> {
+            try {
+                if (orderNumber.equals("R-RACE") && "Pending".equals(app.column("R-RACE", "payment_status"))) {
+                    assertThat(app.callback("R-RACE", "gw_r_race", "10.00", "EUR", "succeeded").outcome())
+                            .isEqualTo("paid");
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        // The same transaction's success, answered after the callback: already-paid, nothing to change.
+        gateway.answer("R-SAME", Answer.payment("R-SAME", "gw_r_same", "10.00", "EUR", "succeeded"));
+        app.createOrder("R-RACE", "10.00", "EUR");
+        app.createOrder("R-SAME", "10.00", "EUR");
+        assertThat(app.callback("R-SAME", "gw_r_same", "10.00", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        clock.advance(AFTER.plusSeconds(1));
+
+        awaitAsked("R-RACE", 1);
+        awaitPaymentStatus(app, "R-RACE", "Paid");
+        var after = app.snapshot();
+        // R-SAME is Paid, so never asked; R-RACE was asked once while Pending and never after the callback paid it.
+        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
+                .until(() -> gateway.askedFor("R-RACE") == 1);
+        assertThat(gateway.askedFor("R-SAME")).isZero();
+        assertThat(app.column("R-RACE", "payment_transaction_id")).isEqualTo("gw_r_race");
+        assertThat(transitions(app, "R-RACE", "reconciliation")).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
+        assertThat(app.snapshot()).isEqualTo(after);
+    }
+
+    @Test
+    void should_answer_already_paid_to_a_success_for_the_transaction_that_paid_it() throws Exception {
+        // Called the way the route calls it, with no clock games: the guard decides, not the candidate query.
+        PaysyncInstance app = app(Map.of("paysync.reconciliation.enabled", "false"));
+        app.createOrder("R-DONE", "10.00", "EUR");
+        app.callback("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded");
+        var before = app.snapshot();
+        PaymentCallbackHandler handler = app.bean("paymentCallbackHandler", PaymentCallbackHandler.class);
+        CallbackRequest same = CallbackRequest.parse(PaysyncInstance
+                .callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded").getBytes());
+        CallbackRequest stale = CallbackRequest.parse(PaysyncInstance
+                .callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "failed").getBytes());
+
+        assertThat(handler.reconcile(same)).isEqualTo("already-paid");
+        assertThat(handler.reconcile(stale)).isEqualTo("ignored");
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_not_ask_about_an_order_younger_than_the_threshold() throws Exception {
+        PaysyncInstance app = app();
+        gateway.answer("R-OLD", Answer.pending("R-OLD"));
+        gateway.answer("R-YOUNG", Answer.payment("R-YOUNG", "gw_r_young", "10.00", "EUR", "succeeded"));
+        app.createOrder("R-OLD", "10.00", "EUR");
+        clock.advance(Duration.ofSeconds(40));
+        app.createOrder("R-YOUNG", "10.00", "EUR");
+        clock.advance(Duration.ofSeconds(30)); // R-OLD is 70 s old, R-YOUNG 30 s: below the 60 s threshold
+
+        awaitAsked("R-OLD", 5);
+        assertThat(gateway.askedFor("R-YOUNG")).isZero();
+        assertThat(app.column("R-YOUNG", "payment_status")).isEqualTo("Pending");
+
+        clock.advance(Duration.ofSeconds(31)); // now it is old enough
+        awaitPaymentStatus(app, "R-YOUNG", "Paid");
+    }
+
+    @Test
+    void should_give_every_old_order_its_turn_when_there_are_more_than_a_batch() throws Exception {
+        PaysyncInstance app = app(Map.of("paysync.reconciliation.batch-size", "2"));
+        for (int i = 0; i < 5; i++) {
+            app.createOrder("R-MANY-" + i, "10.00", "EUR");
+            gateway.answer("R-MANY-" + i, Answer.pending("R-MANY-" + i));
+        }
+        gateway.answer("R-MANY-4", Answer.payment("R-MANY-4", "gw_r_many_4", "10.00", "EUR", "succeeded"));
+        clock.advance(AFTER.plusSeconds(1));
+
+        // The first two keep answering "pending"; the last one is still reached, and the cursor then starts over.
+        awaitPaymentStatus(app, "R-MANY-4", "Paid");
+        for (int i = 0; i < 4; i++) {
+            awaitAsked("R-MANY-" + i, 2);
+        }
+    }
+}
