@@ -32,8 +32,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code openapi/paysync.yaml} is valid OpenAPI 3.1, is what the runtime serves at {@code GET /api/openapi.yaml}, and
- * describes exactly the method and path pairs the HTTP routes in {@code routes/*.camel.yaml} serve, so that the two
- * cannot drift apart. ({@code /observe/*} is Camel's management server, {@code routes/dev/} the dev-only simulator.)
+ * describes exactly the method and path pairs the HTTP routes in {@code routes/*.camel.yaml} and
+ * {@code routes/adapters/} serve, so that the two cannot drift apart. ({@code /observe/*} is Camel's management server, {@code routes/dev/} the dev-only simulator.)
  */
 class OpenApiTest {
 
@@ -114,7 +114,7 @@ class OpenApiTest {
     static Map<String, String> servedByRoutes() throws IOException {
         Map<String, String> served = new TreeMap<>();
         List<Path> files;
-        try (Stream<Path> s = Files.list(ROUTES)) {
+        try (Stream<Path> s = Stream.concat(Files.list(ROUTES), Files.list(ROUTES.resolve("adapters")))) {
             files = s.filter(p -> p.getFileName().toString().endsWith(".camel.yaml")).sorted().toList();
         }
         assertThat(files).isNotEmpty();
