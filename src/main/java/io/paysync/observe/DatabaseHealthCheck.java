@@ -28,14 +28,15 @@ public class DatabaseHealthCheck extends AbstractHealthCheck {
 
     @Override
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
-        try (Connection c = dataSource.getConnection()) {
-            if (c.isValid(2)) {
-                builder.up();
-            } else {
-                builder.message("Database connection is not valid").down();
-            }
+        // A query on Paysync's own table, not just a live connection: a database that answers but is not ours (an
+        // empty one a pool reconnected to, a wrong URL after a failover) cannot apply a callback either.
+        try (Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement()) {
+            s.setQueryTimeout(2);
+            s.executeQuery("SELECT COUNT(*) FROM orders WHERE 1 = 0").close();
+            builder.up();
         } catch (Exception e) {
-            builder.message("Database unreachable: " + e.getClass().getSimpleName()).down();
+            builder.message("Database unreachable or without Paysync's schema: " + e.getClass().getSimpleName())
+                    .down();
         }
     }
 }
