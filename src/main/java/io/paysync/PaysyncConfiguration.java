@@ -12,6 +12,7 @@ import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.DatabaseHealthCheck;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
+import io.paysync.payment.CallbackLog;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.PaymentCallbackHandler;
 import io.paysync.sync.NoHiddenRetries;
@@ -80,9 +81,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("dataSource", database.dataSource());
         registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
-        registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders));
+        registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders, new CallbackLog(database)));
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
-        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys));
+        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database));
         registry.bind("thirdPartySendKeys", sendKeys);
         registry.bind("syncRepository", sync);
         registry.bind("syncClaims", new SyncClaims(syncSettings, sync));
@@ -90,7 +91,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("noHiddenRetries", new NoHiddenRetries());
         registry.bind("thirdPartySync", new ThirdPartySync(syncSettings, sync, sendKeys));
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
-                Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
+                Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
+                syncSettings.workerId()));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
 

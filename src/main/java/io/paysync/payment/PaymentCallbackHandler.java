@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
+import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.RequestChecks;
@@ -29,21 +30,56 @@ public class PaymentCallbackHandler {
 
     private final CallbackSignatureVerifier verifier;
     private final OrderRepository orders;
+    private final CallbackLog callbacks;
 
     public PaymentCallbackHandler(CallbackSignatureVerifier verifier, OrderRepository orders) {
-        this.verifier = verifier;
-        this.orders = orders;
+        this(verifier, orders, null);
     }
 
-    /** {@code POST /api/payments/callback}. */
+    /** @param callbacks the audit log every request is stored in (null: none) */
+    public PaymentCallbackHandler(CallbackSignatureVerifier verifier, OrderRepository orders, CallbackLog callbacks) {
+        this.verifier = verifier;
+        this.orders = orders;
+        this.callbacks = callbacks;
+    }
+
+    /**
+     * {@code POST /api/payments/callback}. Every request, answered or refused, is stored in the callbacks audit log
+     * with its verification result and answer, after the callback's own transaction.
+     */
     public ApiReply handle(Exchange exchange) {
-        byte[] body = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
-        RequestChecks.requireJson(exchange);
         Message in = exchange.getMessage();
         String webhookId = single(in, "webhook-id");
-        verifier.verify(webhookId, single(in, "webhook-timestamp"), joined(in, "webhook-signature"), body);
-        CallbackRequest callback = CallbackRequest.parse(body);
-        return ApiReply.ok(Map.of("outcome", apply(callback, webhookId)));
+        CallbackLog.Entry audit = new CallbackLog.Entry(orders.now(), webhookId,
+                in.getHeader(Exchange.CONTENT_TYPE, String.class));
+        try {
+            byte[] raw = in.getBody(byte[].class);
+            if (raw != null) {
+                in.setBody(raw); // read once: the checks below and the log see the same bytes
+            }
+            audit.body(raw);
+            byte[] body = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
+            RequestChecks.requireJson(exchange);
+            verifier.verify(webhookId, single(in, "webhook-timestamp"), joined(in, "webhook-signature"), body);
+            audit.signature(CallbackSignatureVerifier.VALID);
+            CallbackRequest callback = CallbackRequest.parse(body);
+            String outcome = apply(callback, webhookId);
+            audit.answered(200, outcome);
+            return ApiReply.ok(Map.of("outcome", outcome));
+        } catch (CallbackSignatureVerifier.Rejected e) {
+            audit.signature(e.result()).answered(e.status(), e.code());
+            throw e;
+        } catch (ApiException e) {
+            audit.answered(e.status(), e.code());
+            throw e;
+        } catch (RuntimeException e) {
+            audit.answered(500, "internal-error");
+            throw e;
+        } finally {
+            if (callbacks != null) {
+                callbacks.record(audit);
+            }
+        }
     }
 
     /** Applies an authentic callback; returns the outcome or throws the contract's refusal. */
@@ -57,11 +93,11 @@ public class PaymentCallbackHandler {
             throw new ApiException(422, "amount-mismatch",
                     "Amount or currency differs from order " + orderNumber);
         }
-        String cause = "callback " + webhookId;
+        TransitionLog.Cause cause = TransitionLog.Cause.callback(webhookId);
         return callback.succeeded() ? applySuccess(callback, webhookId, cause) : applyFailure(callback, cause);
     }
 
-    private String applySuccess(CallbackRequest callback, String webhookId, String cause) {
+    private String applySuccess(CallbackRequest callback, String webhookId, TransitionLog.Cause cause) {
         String orderNumber = callback.orderNumber();
         String transactionId = callback.transactionId();
         int moved;
@@ -95,7 +131,7 @@ public class PaymentCallbackHandler {
                 "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
     }
 
-    private String applyFailure(CallbackRequest callback, String cause) {
+    private String applyFailure(CallbackRequest callback, TransitionLog.Cause cause) {
         String orderNumber = callback.orderNumber();
         if (orders.markFailed(orderNumber, callback.transactionId(), cause) == 1) {
             return OUTCOME_FAILED;
