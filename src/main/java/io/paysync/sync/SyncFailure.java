@@ -30,6 +30,8 @@ public class SyncFailure extends RuntimeException {
     public static final String BREAKER_OPEN = "breaker-open";
     /** The lookup found no record (yet); the next attempt creates or asks again. */
     public static final String LOOKUP_NOT_FOUND = "lookup-not-found";
+    /** A claim's lease ran out before its worker recorded an outcome; another claim took the order over. */
+    public static final String LEASE_EXPIRED = "lease-expired";
     /** A dead letter whose failure was not fingerprinted (written before fingerprints existed). */
     public static final String UNKNOWN = "unknown";
 

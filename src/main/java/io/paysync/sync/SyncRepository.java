@@ -37,11 +37,18 @@ public class SyncRepository {
         return clock.instant();
     }
 
-    /** Records the Pending -> Processing transitions of a claimed batch (one batched statement). */
+    /**
+     * Records the claims of a batch (one batched statement): Pending -> Processing, or, for an order whose lease had
+     * expired, Processing -> Processing naming the claim taken over (fingerprint {@code lease-expired}).
+     */
     public void recordClaims(List<ClaimedOrder> claimed, String workerId) {
-        history.recordAll(claimed.stream()
-                .map(o -> new Entry(o.orderNumber(), "sync", SyncStatus.Pending.name(), SyncStatus.Processing.name(),
-                        Cause.claim(o.claimToken(), workerId), "attempt " + o.attempts()))
+        history.recordAll(claimed.stream().map(o -> o.takenOverClaim() == null
+                ? new Entry(o.orderNumber(), "sync", SyncStatus.Pending.name(), SyncStatus.Processing.name(),
+                        Cause.claim(o.claimToken(), workerId), "attempt " + o.attempts())
+                : new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), SyncStatus.Processing.name(),
+                        Cause.claim(o.claimToken(), workerId).withError(
+                                "lease of claim " + o.takenOverClaim() + " expired", SyncFailure.LEASE_EXPIRED),
+                        "attempt " + o.attempts() + ", taking over claim " + o.takenOverClaim()))
                 .toList(), now());
     }
 

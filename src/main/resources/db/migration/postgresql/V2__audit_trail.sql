@@ -11,11 +11,13 @@ ALTER TABLE order_transitions
     ADD COLUMN error       VARCHAR(1000),
     ADD COLUMN fingerprint VARCHAR(64);
 
--- The last sync failure's fingerprint (http-500, timeout, ...) next to its text, and when the order became a dead
--- letter. Dead letters from before this version are grouped as 'unknown', dated by their history.
+-- The last sync failure's fingerprint (http-500, timeout, ...) next to its text, when the order became a dead
+-- letter, and the claim a claim took over when its lease had expired (so the history can say so).
+-- Dead letters from before this version are grouped as 'unknown', dated by their history.
 ALTER TABLE orders
     ADD COLUMN sync_failure_fingerprint VARCHAR(64),
-    ADD COLUMN dead_lettered_at         TIMESTAMP WITH TIME ZONE;
+    ADD COLUMN dead_lettered_at         TIMESTAMP WITH TIME ZONE,
+    ADD COLUMN taken_over_claim         VARCHAR(64);
 UPDATE orders
 SET sync_failure_fingerprint = 'unknown',
     dead_lettered_at = (SELECT MAX(t.occurred_at) FROM order_transitions t

@@ -11,11 +11,12 @@ ALTER TABLE order_transitions ADD
     error       NVARCHAR(1000) NULL,
     fingerprint NVARCHAR(64)   NULL;
 
--- The last sync failure's fingerprint (http-500, timeout, ...) next to its text, and when the order became a dead
--- letter.
+-- The last sync failure's fingerprint (http-500, timeout, ...) next to its text, when the order became a dead
+-- letter, and the claim a claim took over when its lease had expired (so the history can say so).
 ALTER TABLE orders ADD
     sync_failure_fingerprint NVARCHAR(64)      NULL,
-    dead_lettered_at         DATETIMEOFFSET(6) NULL;
+    dead_lettered_at         DATETIMEOFFSET(6) NULL,
+    taken_over_claim         NVARCHAR(64)      NULL;
 GO
 
 -- Dead letters from before this version are grouped as 'unknown', dated by their history. (A separate batch: the

@@ -650,6 +650,22 @@ public abstract class SyncSuite {
             assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
         }
         assertThat(stub.requestsFor("LEASE-3")).isZero();
+        // The history says which claims were takeovers of an expired lease, and whose.
+        Map<String, String> takenOver = Map.of("LEASE-0", "dead-worker", "LEASE-2", "dead-worker",
+                "LEASE-1", "live-worker", "LEASE-5", "live-worker");
+        takenOver.forEach((order, token) -> assertThatCount(app, "SELECT COUNT(*) FROM order_transitions WHERE "
+                + "order_number = '" + order + "' AND from_status = 'Processing' AND to_status = 'Processing' AND "
+                + "fingerprint = 'lease-expired' AND error = 'lease of claim " + token + " expired'", order, 1));
+        assertThatCount(app, "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LEASE-4' AND "
+                + "to_status = 'Processing' AND from_status = 'Pending' AND error IS NULL", "LEASE-4, a Pending order", 1);
+    }
+
+    private static void assertThatCount(PaysyncInstance app, String sql, String what, long expected) {
+        try {
+            assertThat(app.count(sql)).as(what).isEqualTo(expected);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String leased(String order, String syncStatus, java.time.Instant leaseUntil, int attempts,
