@@ -15,6 +15,7 @@ import io.paysync.observe.Observability;
 import io.paysync.observe.JolokiaAccess;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
+import io.paysync.payment.CallbackLog;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.PaymentCallbackHandler;
@@ -89,13 +90,14 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("dataSource", database.dataSource());
         registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
-        registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders));
+        registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders,
+                new CallbackLog(database)));
         // Reconciliation applies the gateway's answers through the callback handler itself: one copy of the rules.
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
                 registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
         registry.bind("gatewaySimulator", new GatewaySimulator());
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
-        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys));
+        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database));
         registry.bind("operatorConsole", new OperatorConsole());
         registry.bind("thirdPartySendKeys", sendKeys);
         registry.bind("syncRepository", sync);
@@ -107,7 +109,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         ThirdPartySync thirdPartySync = new ThirdPartySync(syncSettings, sync, sendKeys);
         registry.bind("thirdPartySync", thirdPartySync);
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
-                Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000))));
+                Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
+                syncSettings.workerId()));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
         // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.

@@ -2,14 +2,17 @@
 -- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
 -- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
 -- SKIP LOCKED: concurrent workers never wait for each other and never get the same row.
+-- taken_over_claim: the claim whose expired lease this one takes over (NULL for a Pending order), for the history;
+-- like every right-hand side of a SET, its CASE reads the row as it was before this update.
 SELECT id, order_number, amount, currency, payment_status, payment_transaction_id, paid_at, claim_token,
-       sync_attempts
+       sync_attempts, taken_over_claim
 FROM FINAL TABLE (
     UPDATE orders
     SET sync_status = 'Processing',
         claim_token = :#claimToken,
         lease_until = :#leaseUntil,
-        sync_attempts = sync_attempts + 1
+        sync_attempts = sync_attempts + 1,
+        taken_over_claim = CASE WHEN sync_status = 'Processing' THEN claim_token END
     WHERE id IN (
         SELECT id
         FROM orders

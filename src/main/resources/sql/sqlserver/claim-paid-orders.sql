@@ -5,7 +5,9 @@
 -- READPAST (skip rows another claimer holds) and ROWLOCK (no page locks that READPAST cannot skip), updated
 -- through the CTE and returned by OUTPUT inserted. READCOMMITTEDLOCK keeps READPAST legal when the database
 -- runs READ_COMMITTED_SNAPSHOT (as Azure SQL does by default). batchSize is capped at 1000, well below the
--- 5,000 locks at which SQL Server escalates to a table lock.
+-- 5,000 locks at which SQL Server escalates to a table lock. taken_over_claim: the claim whose expired lease this
+-- one takes over (NULL for a Pending order), for the history; like every right-hand side of a SET, its CASE
+-- reads the row as it was before this update.
 WITH batch AS (
     SELECT TOP (:#batchSize) *
     FROM orders WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)
@@ -19,6 +21,8 @@ UPDATE batch
 SET sync_status = N'Processing',
     claim_token = :#claimToken,
     lease_until = :#leaseUntil,
-    sync_attempts = sync_attempts + 1
+    sync_attempts = sync_attempts + 1,
+    taken_over_claim = CASE WHEN sync_status = N'Processing' THEN claim_token END
 OUTPUT inserted.id, inserted.order_number, inserted.amount, inserted.currency, inserted.payment_status,
-       inserted.payment_transaction_id, inserted.paid_at, inserted.claim_token, inserted.sync_attempts
+       inserted.payment_transaction_id, inserted.paid_at, inserted.claim_token, inserted.sync_attempts,
+       inserted.taken_over_claim

@@ -1,9 +1,13 @@
 package io.paysync.admin;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
@@ -22,14 +26,68 @@ public class AdminApi {
     static final int DEFAULT_ANOMALY_LIMIT = 100;
     static final int MAX_ANOMALY_LIMIT = 1000;
 
+    /** What a fingerprint may look like in a path: the forms {@code SyncFailure} makes, nothing else. */
+    private static final java.util.regex.Pattern FINGERPRINT = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+
     private final OrderRepository orders;
     private final SyncRepository sync;
     private final IdempotentRepository sendKeys;
+    private final OrderHistory history;
+    private final DeadLetterGroups groups;
 
-    public AdminApi(OrderRepository orders, SyncRepository sync, IdempotentRepository sendKeys) {
+    public AdminApi(OrderRepository orders, SyncRepository sync, IdempotentRepository sendKeys, Database db) {
         this.orders = orders;
         this.sync = sync;
         this.sendKeys = sendKeys;
+        this.history = new OrderHistory(db);
+        this.groups = new DeadLetterGroups(db);
+    }
+
+    /**
+     * {@code GET /api/admin/orders/{orderNumber}/history}: the order's transitions oldest first, each with its cause in
+     * parts, and the callbacks that named it (newest 100, oldest first) with their verification result and body.
+     */
+    public ApiReply history(Exchange exchange) {
+        String orderNumber = orderNumber(exchange);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("orderNumber", orderNumber);
+        body.put("transitions", history.transitions(orderNumber));
+        body.put("callbacks", history.callbacks(orderNumber));
+        return ApiReply.ok(body);
+    }
+
+    /** {@code GET /api/admin/dead-letters/groups}: dead letters by failure fingerprint, largest group first. */
+    public ApiReply deadLetterGroups(Exchange exchange) {
+        return ApiReply.ok(groups.groups());
+    }
+
+    /**
+     * {@code POST /api/admin/dead-letters/groups/{fingerprint}/retry}: every dead letter of the group goes Failed ->
+     * Pending through the same guarded statement as a single retry (and, as there, loses its in-doubt marker). Answers
+     * {@code 202} with how many moved (an order resolved or retried by someone else meanwhile is not counted), or
+     * {@code 404 no-dead-letters} when the group has none, so a mistyped fingerprint is not taken for success.
+     */
+    public ApiReply retryDeadLetterGroup(Exchange exchange) {
+        String fingerprint = exchange.getMessage().getHeader("fingerprint", String.class);
+        if (fingerprint == null || !FINGERPRINT.matcher(fingerprint).matches()) {
+            throw ApiException.malformed("The fingerprint must be 1 to 64 lower-case letters, digits and dashes");
+        }
+        List<String> deadLetters = groups.orderNumbers(fingerprint);
+        if (deadLetters.isEmpty()) {
+            throw new ApiException(404, "no-dead-letters", "No dead letters with fingerprint " + fingerprint);
+        }
+        TransitionLog.Cause cause = TransitionLog.Cause.operator("retry-group " + fingerprint);
+        List<String> retried = new ArrayList<>();
+        for (String orderNumber : deadLetters) {
+            if (sync.retryDeadLetter(orderNumber, cause, () -> sendKeys.remove(orderNumber))) {
+                retried.add(orderNumber);
+            }
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("fingerprint", fingerprint);
+        body.put("retried", retried.size());
+        body.put("orderNumbers", retried);
+        return new ApiReply(202, body);
     }
 
     /** {@code GET /api/admin/dead-letters}: order views whose SyncStatus is Failed. */

@@ -67,6 +67,11 @@ public class OrderRepository {
      * transaction id bound to another order raises {@code DuplicateKeyException} from the unique index.
      */
     public int markPaid(String orderNumber, String transactionId, String cause) {
+        return markPaid(orderNumber, transactionId, TransitionLog.Cause.text(cause));
+    }
+
+    /** As {@link #markPaid(String, String, String)}, with the cause in its parts (a callback's webhook id). */
+    public int markPaid(String orderNumber, String transactionId, TransitionLog.Cause cause) {
         Instant now = now();
         return inTransaction(() -> {
             int rows = jdbc.update(db.sql("mark-order-paid"), new MapSqlParameterSource()
@@ -83,6 +88,11 @@ public class OrderRepository {
 
     /** Pending -> Failed and its history row, in one transaction. Returns the number of orders moved. */
     public int markFailed(String orderNumber, String transactionId, String cause) {
+        return markFailed(orderNumber, transactionId, TransitionLog.Cause.text(cause));
+    }
+
+    /** As {@link #markFailed(String, String, String)}, with the cause in its parts (a callback's webhook id). */
+    public int markFailed(String orderNumber, String transactionId, TransitionLog.Cause cause) {
         Instant now = now();
         return inTransaction(() -> {
             int rows = jdbc.update(db.sql("mark-order-failed"), Map.of("orderNumber", orderNumber));
@@ -165,8 +175,8 @@ public class OrderRepository {
                 .stream().filter(java.util.Objects::nonNull).findFirst();
     }
 
-    private void recordTransition(String orderNumber, String machine, String from, String to, String cause,
-            String detail, Instant now) {
+    private void recordTransition(String orderNumber, String machine, String from, String to,
+            TransitionLog.Cause cause, String detail, Instant now) {
         history.record(new TransitionLog.Entry(orderNumber, machine, from, to, cause, detail), now);
     }
 

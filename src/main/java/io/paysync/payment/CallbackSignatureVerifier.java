@@ -32,6 +32,19 @@ public class CallbackSignatureVerifier {
     private static final Pattern UNIX_SECONDS = Pattern.compile("[0-9]{1,12}");
     private static final Pattern WEBHOOK_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
 
+    /** Verification results, as the callbacks audit log stores them. */
+    public static final String VALID = "valid";
+    /** A required header is absent (or repeated where one is required). */
+    public static final String MISSING = "missing";
+    /** A header is present but not of its form (webhook-id characters, timestamp digits). */
+    public static final String MALFORMED = "malformed";
+    /** The timestamp is outside the tolerance window, in either direction. */
+    public static final String EXPIRED = "expired";
+    /** No configured secret produced any of the signatures given. */
+    public static final String INVALID = "invalid";
+    /** The request was refused before its signature was checked (size, type, a body that is not UTF-8). */
+    public static final String NOT_CHECKED = "not-checked";
+
     private final List<Webhook> secrets;
     private final long toleranceSeconds;
     private final Clock clock;
@@ -91,18 +104,18 @@ public class CallbackSignatureVerifier {
      */
     public String verify(String webhookId, String timestamp, String signatures, byte[] body) {
         if (webhookId == null || timestamp == null || signatures == null) {
-            throw invalid("The webhook-id, webhook-timestamp and webhook-signature headers are required");
+            throw invalid(MISSING, "The webhook-id, webhook-timestamp and webhook-signature headers are required");
         }
         if (!WEBHOOK_ID.matcher(webhookId).matches()) {
-            throw invalid("The webhook-id header is malformed");
+            throw invalid(MALFORMED, "The webhook-id header is malformed");
         }
         if (!UNIX_SECONDS.matcher(timestamp).matches()) {
-            throw invalid("The webhook-timestamp header must be unix seconds");
+            throw invalid(MALFORMED, "The webhook-timestamp header must be unix seconds");
         }
         long sent = Long.parseLong(timestamp);
         long now = clock.instant().getEpochSecond();
         if (Math.abs(now - sent) > toleranceSeconds) {
-            throw invalid("The webhook-timestamp is outside the allowed window");
+            throw invalid(EXPIRED, "The webhook-timestamp is outside the allowed window");
         }
         String payload = strictUtf8(body);
         for (Webhook secret : secrets) {
@@ -114,7 +127,7 @@ public class CallbackSignatureVerifier {
                 }
             }
         }
-        throw invalid("No valid signature");
+        throw invalid(INVALID, "No valid signature");
     }
 
     private static byte[] expected(Webhook secret, String webhookId, long timestamp, String payload) {
@@ -141,7 +154,25 @@ public class CallbackSignatureVerifier {
         }
     }
 
-    private static ApiException invalid(String message) {
-        return new ApiException(401, "invalid-signature", message);
+    private static ApiException invalid(String result, String message) {
+        return new Rejected(result, message);
+    }
+
+    /**
+     * A {@code 401 invalid-signature} that also says why, for the callbacks audit log: {@link #MISSING},
+     * {@link #MALFORMED}, {@link #EXPIRED} or {@link #INVALID}.
+     */
+    public static final class Rejected extends ApiException {
+
+        private final String result;
+
+        Rejected(String result, String message) {
+            super(401, "invalid-signature", message);
+            this.result = result;
+        }
+
+        public String result() {
+            return result;
+        }
     }
 }

@@ -7,6 +7,7 @@ import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
+import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
@@ -38,26 +39,61 @@ public class PaymentCallbackHandler {
 
     private final CallbackSignatureVerifier verifier;
     private final OrderRepository orders;
+    private final CallbackLog callbacks;
 
     public PaymentCallbackHandler(CallbackSignatureVerifier verifier, OrderRepository orders) {
-        this.verifier = verifier;
-        this.orders = orders;
+        this(verifier, orders, null);
     }
 
-    /** {@code POST /api/payments/callback}. */
+    public PaymentCallbackHandler(CallbackSignatureVerifier verifier, OrderRepository orders, CallbackLog callbacks) {
+        this.verifier = verifier;
+        this.orders = orders;
+        this.callbacks = callbacks;
+    }
+
+    /**
+     * {@code POST /api/payments/callback}. Every request, answered or refused, is stored in the callbacks audit log
+     * with its verification result and answer, after the callback's own transaction.
+     */
     public ApiReply handle(Exchange exchange) {
-        byte[] body = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
-        RequestChecks.requireJson(exchange);
         Message in = exchange.getMessage();
         String webhookId = single(in, "webhook-id");
-        verifier.verify(webhookId, single(in, "webhook-timestamp"), joined(in, "webhook-signature"), body);
-        CallbackRequest callback = CallbackRequest.parse(body);
-        return ApiReply.ok(Map.of("outcome", apply(callback, webhookId)));
+        CallbackLog.Entry audit = new CallbackLog.Entry(orders.now(), webhookId,
+                in.getHeader(Exchange.CONTENT_TYPE, String.class));
+        try {
+            byte[] raw = in.getBody(byte[].class);
+            if (raw != null) {
+                in.setBody(raw); // read once: the checks below and the log see the same bytes
+            }
+            audit.body(raw);
+            byte[] body = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
+            RequestChecks.requireJson(exchange);
+            verifier.verify(webhookId, single(in, "webhook-timestamp"), joined(in, "webhook-signature"), body);
+            audit.signature(CallbackSignatureVerifier.VALID);
+            CallbackRequest callback = CallbackRequest.parse(body);
+            String outcome = apply(callback, webhookId);
+            audit.answered(200, outcome);
+            return ApiReply.ok(Map.of("outcome", outcome));
+        } catch (CallbackSignatureVerifier.Rejected e) {
+            audit.signature(e.result()).answered(e.status(), e.code());
+            throw e;
+        } catch (ApiException e) {
+            audit.answered(e.status(), e.code());
+            throw e;
+        } catch (RuntimeException e) {
+            audit.answered(500, "internal-error");
+            throw e;
+        } finally {
+            if (callbacks != null) {
+                callbacks.record(audit);
+            }
+        }
     }
 
     /** Applies an authentic callback; returns the outcome or throws the contract's refusal. */
     public String apply(CallbackRequest callback, String webhookId) {
-        return apply(callback, new Source(webhookId, "callback " + webhookId, "callback says ", false));
+        return apply(callback, new Source(webhookId, TransitionLog.Cause.callback(webhookId), "callback says ",
+                false));
     }
 
     /**
@@ -66,7 +102,8 @@ public class PaymentCallbackHandler {
      * once.
      */
     public String reconcile(CallbackRequest answer) {
-        return apply(answer, new Source(null, RECONCILIATION_CAUSE, "gateway status API says ", true));
+        return apply(answer, new Source(null, new TransitionLog.Cause(RECONCILIATION_CAUSE, TransitionLog.GATEWAY,
+                null, null, null, null, null), "gateway status API says ", true));
     }
 
     /**
@@ -96,7 +133,8 @@ public class PaymentCallbackHandler {
         }
         CallbackRequest callback = CallbackRequest.parse(fields);
         return ApiReply.ok(Map.of("outcome",
-                apply(callback, new Source(eventId, gateway + " event " + eventId, gateway + " event says ", false))));
+                apply(callback, new Source(eventId, new TransitionLog.Cause(gateway + " event " + eventId,
+                        TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false))));
     }
 
     /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
@@ -112,7 +150,7 @@ public class PaymentCallbackHandler {
      * Where an authentic answer came from: the id its anomalies carry, the cause written to the history, how its
      * anomalies quote it, and whether it repeats itself (then each anomaly is recorded once).
      */
-    private record Source(String id, String cause, String says, boolean repeats) {
+    private record Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {
     }
 
     private String apply(CallbackRequest callback, Source source) {
@@ -163,7 +201,7 @@ public class PaymentCallbackHandler {
                 "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
     }
 
-    private String applyFailure(CallbackRequest callback, String cause) {
+    private String applyFailure(CallbackRequest callback, TransitionLog.Cause cause) {
         String orderNumber = callback.orderNumber();
         if (orders.markFailed(orderNumber, callback.transactionId(), cause) == 1) {
             return OUTCOME_FAILED;

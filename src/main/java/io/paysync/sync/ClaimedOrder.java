@@ -8,9 +8,18 @@ import java.util.Map;
 
 import io.paysync.order.PaymentStatus;
 
-/** One row the claim returned: what this worker may now send, under its claim token. */
+/**
+ * One row the claim returned: what this worker may now send, under its claim token. {@code takenOverClaim}: the claim
+ * whose expired lease this one took over (null when the order was Pending).
+ */
 public record ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency,
-        PaymentStatus paymentStatus, String transactionId, Instant paidAt, String claimToken, int attempts) {
+        PaymentStatus paymentStatus, String transactionId, Instant paidAt, String claimToken, int attempts,
+        String takenOverClaim) {
+
+    public ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency, PaymentStatus paymentStatus,
+            String transactionId, Instant paidAt, String claimToken, int attempts) {
+        this(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken, attempts, null);
+    }
 
     /** From camel-sql's row map (keys are case-insensitive: H2 upper-cases them, PostgreSQL lower-cases). */
     public static ClaimedOrder fromRow(Map<String, Object> row) {
@@ -23,7 +32,8 @@ public record ClaimedOrder(long id, String orderNumber, BigDecimal amount, Strin
                 (String) row.get("payment_transaction_id"),
                 instant(row.get("paid_at")),
                 (String) row.get("claim_token"),
-                ((Number) row.get("sync_attempts")).intValue());
+                ((Number) row.get("sync_attempts")).intValue(),
+                (String) row.get("taken_over_claim"));
     }
 
     static Instant instant(Object value) {

@@ -15,9 +15,17 @@ public class PaymentExpiry {
     private final SyncRepository repository;
     private final Duration window;
 
+    private final String workerId;
+
     public PaymentExpiry(SyncRepository repository, Duration window) {
+        this(repository, window, null);
+    }
+
+    /** @param workerId this instance's name in the history of the orders it expires */
+    public PaymentExpiry(SyncRepository repository, Duration window, String workerId) {
         this.repository = repository;
         this.window = window;
+        this.workerId = workerId;
     }
 
     /** @return how many orders expired now */
@@ -25,7 +33,7 @@ public class PaymentExpiry {
         Instant cutoff = repository.now().minus(window);
         int expired = 0;
         for (String orderNumber : repository.expirable(cutoff, BATCH)) {
-            if (repository.expire(orderNumber, cutoff)) {
+            if (repository.expire(orderNumber, cutoff, workerId)) {
                 expired++;
             }
         }

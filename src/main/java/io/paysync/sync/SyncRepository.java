@@ -7,6 +7,7 @@ import java.util.Map;
 
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
+import io.paysync.db.TransitionLog.Cause;
 import io.paysync.db.TransitionLog.Entry;
 import io.paysync.order.Order;
 import io.paysync.order.OrderRepository;
@@ -36,11 +37,18 @@ public class SyncRepository {
         return clock.instant();
     }
 
-    /** Records the Pending -> Processing transitions of a claimed batch (one batched statement). */
+    /**
+     * Records the claims of a batch (one batched statement): Pending -> Processing, or, for an order whose lease had
+     * expired, Processing -> Processing naming the claim taken over (fingerprint {@code lease-expired}).
+     */
     public void recordClaims(List<ClaimedOrder> claimed, String workerId) {
-        history.recordAll(claimed.stream()
-                .map(o -> new Entry(o.orderNumber(), "sync", SyncStatus.Pending.name(), SyncStatus.Processing.name(),
-                        "claim " + o.claimToken() + " by " + workerId, "attempt " + o.attempts()))
+        history.recordAll(claimed.stream().map(o -> o.takenOverClaim() == null
+                ? new Entry(o.orderNumber(), "sync", SyncStatus.Pending.name(), SyncStatus.Processing.name(),
+                        Cause.claim(o.claimToken(), workerId), "attempt " + o.attempts())
+                : new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), SyncStatus.Processing.name(),
+                        Cause.claim(o.claimToken(), workerId).withError(
+                                "lease of claim " + o.takenOverClaim() + " expired", SyncFailure.LEASE_EXPIRED),
+                        "attempt " + o.attempts() + ", taking over claim " + o.takenOverClaim()))
                 .toList(), now());
     }
 
@@ -54,25 +62,36 @@ public class SyncRepository {
     }
 
     public boolean complete(ClaimedOrder o, String guid, String workerId) {
-        return fenced(o, "complete-sync", SyncStatus.Completed, workerId, "third-party id " + guid,
-                new MapSqlParameterSource("guid", guid), null);
+        return fenced(o, "complete-sync", SyncStatus.Completed, Cause.claim(o.claimToken(), workerId),
+                "third-party id " + guid, new MapSqlParameterSource("guid", guid), null);
     }
 
-    /** @param alsoIfMoved runs in the same transaction, only if the fenced update moved the row */
+    /**
+     * @param fingerprint the failure's kind ({@link SyncFailure#fingerprint(Throwable)}), stored next to the error
+     * @param alsoIfMoved runs in the same transaction, only if the fenced update moved the row
+     */
+    public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String fingerprint,
+            String workerId, Runnable alsoIfMoved) {
+        return fenced(o, "reschedule-sync", SyncStatus.Pending,
+                Cause.claim(o.claimToken(), workerId).withError(error, fingerprint), error,
+                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)).addValue("error", error)
+                        .addValue("fingerprint", fingerprint),
+                alsoIfMoved);
+    }
+
     public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId,
             Runnable alsoIfMoved) {
-        return fenced(o, "reschedule-sync", SyncStatus.Pending, workerId, error,
-                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)).addValue("error", error), alsoIfMoved);
+        return reschedule(o, nextAttemptAt, error, null, workerId, alsoIfMoved);
     }
 
     public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId) {
-        return reschedule(o, nextAttemptAt, error, workerId, null);
+        return reschedule(o, nextAttemptAt, error, null, workerId, null);
     }
 
     /** Gives the claim back and refunds its attempt: nothing was sent. */
     public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId,
             Runnable alsoIfMoved) {
-        return fenced(o, "release-claim", SyncStatus.Pending, workerId, reason,
+        return fenced(o, "release-claim", SyncStatus.Pending, Cause.claim(o.claimToken(), workerId), reason,
                 new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)), alsoIfMoved);
     }
 
@@ -80,13 +99,21 @@ public class SyncRepository {
         return release(o, nextAttemptAt, reason, workerId, null);
     }
 
+    /** Processing -> Failed; the fingerprint names the dead letter's group for the operator. */
+    public boolean deadLetter(ClaimedOrder o, String error, String fingerprint, String workerId,
+            Runnable alsoIfMoved) {
+        String kind = fingerprint == null ? SyncFailure.UNKNOWN : fingerprint;
+        return fenced(o, "dead-letter-sync", SyncStatus.Failed,
+                Cause.claim(o.claimToken(), workerId).withError(error, kind), error,
+                new MapSqlParameterSource("error", error).addValue("fingerprint", kind), alsoIfMoved);
+    }
+
     public boolean deadLetter(ClaimedOrder o, String error, String workerId, Runnable alsoIfMoved) {
-        return fenced(o, "dead-letter-sync", SyncStatus.Failed, workerId, error,
-                new MapSqlParameterSource("error", error), alsoIfMoved);
+        return deadLetter(o, error, null, workerId, alsoIfMoved);
     }
 
     public boolean deadLetter(ClaimedOrder o, String error, String workerId) {
-        return deadLetter(o, error, workerId, null);
+        return deadLetter(o, error, null, workerId, null);
     }
 
     /**
@@ -108,18 +135,21 @@ public class SyncRepository {
      * idempotency key) in one transaction: a worker that lost its claim changes nothing, not even the key the new
      * owner relies on.
      */
-    private boolean fenced(ClaimedOrder o, String statement, SyncStatus to, String workerId, String detail,
+    private boolean fenced(ClaimedOrder o, String statement, SyncStatus to, Cause cause, String detail,
             MapSqlParameterSource params, Runnable alsoIfMoved) {
         Instant now = now();
         params.addValue("id", o.id()).addValue("claimToken", o.claimToken()).addValue("now", Database.utc(now));
         if (params.hasValue("error")) {
             params.addValue("error", TransitionLog.truncate((String) params.getValue("error"), 1000));
         }
+        if (params.hasValue("fingerprint")) {
+            params.addValue("fingerprint", TransitionLog.truncate((String) params.getValue("fingerprint"), 64));
+        }
         Boolean moved = db.transactions().execute(status -> {
             int rows = db.jdbc().update(db.sql(statement), params);
             if (rows == 1) {
-                history.record(new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(),
-                        "claim " + o.claimToken() + " by " + workerId, detail), now);
+                history.record(new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(), cause,
+                        detail), now);
                 if (alsoIfMoved != null) {
                     alsoIfMoved.run();
                 }
@@ -152,17 +182,28 @@ public class SyncRepository {
      * transaction, so no worker can claim the order between the two.
      */
     public boolean retryDeadLetter(String orderNumber, String cause, Runnable alsoIfMoved) {
+        return retryDeadLetter(orderNumber, operatorCause(cause), alsoIfMoved);
+    }
+
+    /** As {@link #retryDeadLetter(String, String, Runnable)}, with the cause in its parts. */
+    public boolean retryDeadLetter(String orderNumber, Cause cause, Runnable alsoIfMoved) {
         return operator("retry-dead-letter", orderNumber, SyncStatus.Pending, cause, "operator retry",
                 new MapSqlParameterSource(), alsoIfMoved);
     }
 
     /** Failed -> Completed with the id the operator found; returns false when the order is not dead-lettered. */
     public boolean resolveDeadLetter(String orderNumber, String guid, String cause) {
-        return operator("resolve-dead-letter", orderNumber, SyncStatus.Completed, cause,
+        return operator("resolve-dead-letter", orderNumber, SyncStatus.Completed, operatorCause(cause),
                 "resolved by operator with third-party id " + guid, new MapSqlParameterSource("guid", guid), null);
     }
 
-    private boolean operator(String statement, String orderNumber, SyncStatus to, String cause, String detail,
+    /** "operator retry-sync" keeps its text; any other text is an operator's action named by it. */
+    private static Cause operatorCause(String cause) {
+        return cause.startsWith("operator ") ? Cause.operator(cause.substring("operator ".length()))
+                : Cause.operator(cause);
+    }
+
+    private boolean operator(String statement, String orderNumber, SyncStatus to, Cause cause, String detail,
             MapSqlParameterSource params, Runnable alsoIfMoved) {
         Instant now = now();
         params.addValue("orderNumber", orderNumber).addValue("now", Database.utc(now));
@@ -189,12 +230,17 @@ public class SyncRepository {
 
     /** Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. */
     public boolean expire(String orderNumber, Instant cutoff) {
+        return expire(orderNumber, cutoff, null);
+    }
+
+    /** As {@link #expire(String, Instant)}, naming the instance whose expiry job did it. */
+    public boolean expire(String orderNumber, Instant cutoff, String workerId) {
         Instant now = now();
         Boolean moved = db.transactions().execute(status -> {
             int rows = db.jdbc().update(db.sql("expire-order"),
                     new MapSqlParameterSource("orderNumber", orderNumber).addValue("cutoff", Database.utc(cutoff)));
             if (rows == 1) {
-                history.record(new Entry(orderNumber, "payment", "Pending", "Expired", "expiry",
+                history.record(new Entry(orderNumber, "payment", "Pending", "Expired", Cause.expiry(workerId),
                         "no final payment before " + cutoff), now);
             }
             return rows == 1;

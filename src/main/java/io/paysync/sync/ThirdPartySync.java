@@ -50,6 +50,7 @@ public class ThirdPartySync {
     static final String IN_PROCESS_FAILURES = "paysync.inProcessFailures";
     static final String GUID = "paysync.guid";
     static final String REFUSED = "paysync.refused";
+    static final String REFUSED_FINGERPRINT = "paysync.refusedFingerprint";
     static final String LOOKUP_NOT_FOUND = "paysync.lookupNotFound";
     public static final String ACTION = "paysyncAction";
 
@@ -80,7 +81,8 @@ public class ThirdPartySync {
             exchange.setProperty(MAY_HAVE_CREATED, inDoubt);
             action = "done";
             deadLetter(exchange, order, "gave up after " + order.attempts() + " attempts whose workers died or hung "
-                    + "before recording an outcome" + (inDoubt ? " (in doubt: check the third party)" : ""));
+                    + "before recording an outcome" + (inDoubt ? " (in doubt: check the third party)" : ""),
+                    SyncFailure.EXHAUSTED);
         } else if (inDoubt) {
             exchange.setProperty(MAY_HAVE_CREATED, true);
             if (settings.idempotentCreate()) {
@@ -91,7 +93,8 @@ public class ThirdPartySync {
             } else {
                 action = "done";
                 deadLetter(exchange, order, "in doubt: an earlier attempt may have created the record and the third "
-                        + "party has neither idempotent create nor lookup; check it and resolve or retry by hand");
+                        + "party has neither idempotent create nor lookup; check it and resolve or retry by hand",
+                        SyncFailure.IN_DOUBT);
             }
         }
         Message m = exchange.getMessage();
@@ -137,11 +140,13 @@ public class ThirdPartySync {
         int status = m.getHeader(Exchange.HTTP_RESPONSE_CODE, 0, Integer.class);
         boolean lookup = "lookup".equals(m.getHeader(ACTION, String.class));
         if (status >= 200 && status < 300) {
-            String guid = guid(m.getBody(byte[].class));
+            byte[] body = m.getBody(byte[].class);
+            String guid = guid(body);
             if (guid == null) {
                 // Created or not, we cannot know without an id: never Completed without one.
                 observer.called(lookup ? CallOutcome.RETRYABLE : CallOutcome.IN_DOUBT);
-                throw new SyncFailure("HTTP " + status + " without an id in a JSON body", !lookup, 0);
+                throw new SyncFailure("HTTP " + status + " without an id in a JSON body", !lookup, 0,
+                        isJson(body) ? SyncFailure.NO_ID : SyncFailure.NON_JSON);
             }
             observer.called(lookup ? CallOutcome.FOUND : CallOutcome.CREATED);
             exchange.setProperty(GUID, guid);
@@ -158,10 +163,11 @@ public class ThirdPartySync {
             // back later is the third party refusing before it started.
             boolean inDoubt = !lookup && status >= 500 && !(status == 503 && retryAfter > 0);
             observer.called(inDoubt ? CallOutcome.IN_DOUBT : CallOutcome.RETRYABLE);
-            throw new SyncFailure("HTTP " + status, inDoubt, retryAfter);
+            throw new SyncFailure("HTTP " + status, inDoubt, retryAfter, SyncFailure.http(status));
         }
         observer.called(CallOutcome.REFUSED);
         exchange.setProperty(REFUSED, "HTTP " + status + " (not retryable)");
+        exchange.setProperty(REFUSED_FINGERPRINT, SyncFailure.http(status));
     }
 
     /** After the breaker: store what the call established, fenced by the claim token. */
@@ -173,7 +179,8 @@ public class ThirdPartySync {
                 lostLease(order, "completion with id " + guid);
             }
         } else if (exchange.getProperty(REFUSED) != null) {
-            deadLetter(exchange, order, exchange.getProperty(REFUSED, String.class));
+            deadLetter(exchange, order, exchange.getProperty(REFUSED, String.class),
+                    exchange.getProperty(REFUSED_FINGERPRINT, String.class));
         } else if (exchange.getProperty(LOOKUP_NOT_FOUND) != null) {
             lookupFoundNothing(order);
         } else {
@@ -194,12 +201,13 @@ public class ThirdPartySync {
         boolean moved;
         if (wait.isNegative() || wait.isZero()) {
             moved = repository.reschedule(order, repository.now(), "lookup found no record; will create",
-                    settings.workerId(), () -> keys.remove(order.orderNumber()));
+                    SyncFailure.LOOKUP_NOT_FOUND, settings.workerId(), () -> keys.remove(order.orderNumber()));
         } else {
             LOG.info("Order {}: lookup found no record, but the in-doubt send may still be in progress; asking again "
                     + "in {} ms", order.orderNumber(), wait.toMillis());
             moved = repository.reschedule(order, repository.now().plus(wait), "lookup found no record yet; asking "
-                    + "again after paysync.third-party.lookup-settle-ms", settings.workerId(), null);
+                    + "again after paysync.third-party.lookup-settle-ms", SyncFailure.LOOKUP_NOT_FOUND,
+                    settings.workerId(), null);
         }
         if (!moved) {
             lostLease(order, "reschedule after lookup");
@@ -212,7 +220,7 @@ public class ThirdPartySync {
         ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
         if (exchange.getProperty(IN_PROCESS_FAILURES, 0, Integer.class) > 0) {
             // An earlier try in this attempt did call the third party: the attempt counts.
-            retry(exchange, order, "circuit breaker opened during the attempt",
+            retry(exchange, order, "circuit breaker opened during the attempt", SyncFailure.BREAKER_OPEN,
                     settings.breakerOpenPause().toMillis());
         } else {
             release(exchange, order, "circuit breaker open; claim released");
@@ -224,7 +232,8 @@ public class ThirdPartySync {
         ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         markInDoubt(exchange, failure);
-        retry(exchange, order, describe(failure), failure instanceof SyncFailure f ? f.retryAfterMs() : 0);
+        retry(exchange, order, describe(failure), SyncFailure.fingerprint(failure),
+                failure instanceof SyncFailure f ? f.retryAfterMs() : 0);
     }
 
     /**
@@ -244,15 +253,16 @@ public class ThirdPartySync {
         return failures <= settings.inProcessRetries();
     }
 
-    private void retry(Exchange exchange, ClaimedOrder order, String error, long retryAfterMs) {
+    /** @param fingerprint the failure's kind; an exhausted order is dead-lettered under its last failure's kind */
+    private void retry(Exchange exchange, ClaimedOrder order, String error, String fingerprint, long retryAfterMs) {
         if (order.attempts() >= settings.maxAttempts()) {
-            deadLetter(exchange, order, "gave up after " + order.attempts() + " attempts: " + error);
+            deadLetter(exchange, order, "gave up after " + order.attempts() + " attempts: " + error, fingerprint);
             return;
         }
         Duration delay = Backoff.next(order.attempts(), settings.backoffBase(), settings.backoffMax(), retryAfterMs);
         LOG.warn("Order {}: attempt {} of {} failed ({}); next attempt in {} ms", order.orderNumber(),
                 order.attempts(), settings.maxAttempts(), error, delay.toMillis());
-        if (!repository.reschedule(order, repository.now().plus(delay), error, settings.workerId(),
+        if (!repository.reschedule(order, repository.now().plus(delay), error, fingerprint, settings.workerId(),
                 forgetKeyUnlessInDoubt(exchange, order))) {
             lostLease(order, "reschedule");
         }
@@ -310,12 +320,12 @@ public class ThirdPartySync {
      * Processing -> Failed. When a try may have created the record, the key is kept and an {@code sync-in-doubt}
      * anomaly asks for reconciliation with the third party, both in the outcome's transaction.
      */
-    private void deadLetter(Exchange exchange, ClaimedOrder order, String error) {
-        LOG.warn("Order {}: dead-lettered: {}", order.orderNumber(), error);
+    private void deadLetter(Exchange exchange, ClaimedOrder order, String error, String fingerprint) {
+        LOG.warn("Order {}: dead-lettered ({}): {}", order.orderNumber(), fingerprint, error);
         Runnable also = Boolean.TRUE.equals(exchange.getProperty(MAY_HAVE_CREATED, Boolean.class))
                 ? repository.anomaly("sync-in-doubt", order, error)
                 : forgetKeyUnlessInDoubt(exchange, order);
-        if (!repository.deadLetter(order, error, settings.workerId(), also)) {
+        if (!repository.deadLetter(order, error, fingerprint, settings.workerId(), also)) {
             lostLease(order, "dead letter");
         }
     }
@@ -338,6 +348,19 @@ public class ThirdPartySync {
             return id.textValue();
         } catch (IOException e) {
             return null;
+        }
+    }
+
+    /** Whether a body parses as JSON at all (a 2xx without an id is {@code no-id} then, else {@code non-json}). */
+    static boolean isJson(byte[] body) {
+        if (body == null || body.length == 0) {
+            return false;
+        }
+        try {
+            JsonNode node = Json.MAPPER.readTree(body);
+            return node != null && !node.isMissingNode();
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -261,6 +261,30 @@ public abstract class DatabaseSuite {
             assertThat(r.error()).isEqualTo("invalid-signature");
         }
         assertThat(app.snapshot()).isEqualTo(before);
+
+        // Refused, yet each is in the callbacks audit log with why, its answer and its body, and no signature value.
+        List<Map<String, Object>> logged = app.callbacks();
+        assertThat(logged).extracting(c -> c.get("signature")).containsExactly("missing", "invalid", "expired",
+                "expired", "missing", "invalid", "invalid", "invalid");
+        assertThat(logged).allSatisfy(c -> {
+            assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(401);
+            assertThat(c.get("outcome")).isEqualTo("invalid-signature");
+            assertThat(c.get("order_number")).isEqualTo("A-1");
+            assertThat((byte[]) c.get("body")).isEqualTo(body);
+            assertThat(((Number) c.get("body_size")).intValue()).isEqualTo(body.length);
+        });
+        assertThat(logged.get(0).get("webhook_id")).as("no header, no id").isNull();
+        assertThat(logged.get(6).get("webhook_id")).isEqualTo("msg_other");
+        for (String[] headers : headerSets) {
+            for (int i = 0; i + 1 < headers.length; i += 2) {
+                if (headers[i].equals("webhook-signature")) {
+                    String signature = headers[i + 1];
+                    assertThat(logged).as("signature values are never stored")
+                            .allSatisfy(c -> assertThat(c.values()).noneMatch(v -> v != null
+                                    && !(v instanceof byte[]) && v.toString().contains(signature)));
+                }
+            }
+        }
     }
 
     @Test
@@ -306,6 +330,15 @@ public abstract class DatabaseSuite {
             assertThat(r.error()).isEqualTo("malformed-request");
         }
         assertThat(app.snapshot()).isEqualTo(before);
+        List<Map<String, Object>> logged = app.callbacks();
+        assertThat(logged).hasSize(4).allSatisfy(c -> {
+            assertThat(c.get("signature")).isEqualTo("valid");
+            assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(400);
+            assertThat(c.get("outcome")).isEqualTo("malformed-request");
+            assertThat(c.get("webhook_id").toString()).startsWith("msg_");
+        });
+        assertThat(logged).extracting(c -> c.get("order_number")).containsExactly(null, "A-1", "A-1", "A-1");
+        assertThat(new String((byte[]) logged.get(0).get("body"), StandardCharsets.UTF_8)).isEqualTo("not json");
     }
 
     @Test
@@ -318,6 +351,12 @@ public abstract class DatabaseSuite {
         Response r = app.callback(body);
         assertThat(r.status()).isEqualTo(413);
         assertThat(r.error()).isEqualTo("payload-too-large");
+        Map<String, Object> logged = app.callbacks().get(0);
+        assertThat(logged.get("signature")).as("refused before the signature check").isEqualTo("not-checked");
+        assertThat(((Number) logged.get("http_status")).intValue()).isEqualTo(413);
+        assertThat(logged.get("outcome")).isEqualTo("payload-too-large");
+        assertThat(logged.get("body")).as("over the limit: only its size is kept").isNull();
+        assertThat(((Number) logged.get("body_size")).intValue()).isEqualTo(body.length);
 
         byte[] exactly = new byte[64 * 1024];
         java.util.Arrays.fill(exactly, (byte) ' ');
@@ -353,6 +392,13 @@ public abstract class DatabaseSuite {
             assertThat(r.error()).isEqualTo("unsupported-media-type");
         }
         assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.callbacks()).hasSize(4).allSatisfy(c -> {
+            assertThat(c.get("signature")).isEqualTo("not-checked");
+            assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(415);
+            assertThat(c.get("outcome")).isEqualTo("unsupported-media-type");
+        });
+        assertThat(app.callbacks()).extracting(c -> c.get("content_type")).containsExactly(null, "text/plain",
+                "application/x-www-form-urlencoded", "application/xml");
         assertThat(app.post("/api/payments/callback", "application/json; charset=utf-8", body, headers).outcome())
                 .isEqualTo("paid");
     }
@@ -363,6 +409,12 @@ public abstract class DatabaseSuite {
         assertThat(r.status()).isEqualTo(404);
         assertThat(r.error()).isEqualTo("unknown-order");
         assertThat(app.snapshot().values()).allMatch(List::isEmpty);
+        assertThat(app.callbacks()).singleElement().satisfies(c -> {
+            assertThat(c.get("order_number")).as("filed under the order it named").isEqualTo("NOPE-1");
+            assertThat(c.get("signature")).isEqualTo("valid");
+            assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(404);
+            assertThat(c.get("outcome")).isEqualTo("unknown-order");
+        });
     }
 
     @Test
@@ -521,6 +573,11 @@ public abstract class DatabaseSuite {
         }
         assertThat(wrong).as("cases answered other than 400/404 with an error body").isEmpty();
         assertThat(app.snapshot()).isEqualTo(before);
+        List<Map<String, Object>> logged = app.callbacks();
+        assertThat(logged).as("every hostile body is in the audit log, stored as received").hasSize(cases.size());
+        for (int i = 0; i < cases.size(); i++) {
+            assertThat((byte[]) logged.get(i).get("body")).as(cases.get(i).name()).isEqualTo(bytes(cases.get(i).body()));
+        }
     }
 
     // ----- Operator API -----
@@ -638,6 +695,201 @@ public abstract class DatabaseSuite {
         assertThat(app.get("/api/admin/anomalies?limit=0", app.admin()).status()).isEqualTo(400);
     }
 
+    // ----- Audit trail -----
+
+    @Test
+    void should_record_every_callback_with_its_verification_result_and_answer() throws Exception {
+        app.createOrder("LOG-1", "19.99", "EUR");
+        byte[] body = PaysyncInstance.callbackBody("LOG-1", "gw_log", "19.99", "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
+        String[] headers = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+
+        assertThat(app.post("/api/payments/callback", "application/json", body, headers).outcome()).isEqualTo("paid");
+        assertThat(app.post("/api/payments/callback", "application/json", body, headers).outcome())
+                .isEqualTo("already-paid");
+        assertThat(app.callback("LOG-1", "gw_log", "1.00", "EUR", "succeeded").status()).isEqualTo(422);
+
+        List<Map<String, Object>> logged = app.callbacks();
+        assertThat(logged).extracting(c -> c.get("outcome")).containsExactly("paid", "already-paid", "amount-mismatch");
+        assertThat(logged).extracting(c -> ((Number) c.get("http_status")).intValue()).containsExactly(200, 200, 422);
+        assertThat(logged).extracting(c -> c.get("signature")).containsOnly("valid");
+        assertThat(logged).extracting(c -> c.get("order_number")).containsOnly("LOG-1");
+        assertThat(logged.get(0).get("webhook_id")).isEqualTo(headers[1]);
+        assertThat((byte[]) logged.get(0).get("body")).isEqualTo(body);
+        assertThat(logged.get(0).get("content_type")).isEqualTo("application/json");
+        // The transition names the callback that made it, in its own column.
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LOG-1' AND actor = 'gateway'"
+                + " AND webhook_id = '" + headers[1] + "' AND to_status = 'Paid'")).isEqualTo(1);
+    }
+
+    @Test
+    void should_show_an_orders_transitions_with_their_causes_and_its_callbacks_in_the_history() throws Exception {
+        app.createOrder("HIST-1", "19.99", "EUR");
+        app.createOrder("HIST-2", "19.99", "EUR");
+        byte[] body = PaysyncInstance.callbackBody("HIST-1", "gw_hist", "19.99", "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
+        String[] signed = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        assertThat(app.post("/api/payments/callback", "application/json", body,
+                PaysyncInstance.signatureHeaders(body, PaysyncInstance.UNKNOWN_SECRET, Instant.now().getEpochSecond()))
+                .status()).isEqualTo(401);
+        assertThat(app.post("/api/payments/callback", "application/json", body, signed).outcome()).isEqualTo("paid");
+        app.callback("HIST-2", "gw_other", "19.99", "EUR", "failed");
+        // An operator resolves HIST-1's sync by hand after a dead letter (set up directly: no worker runs here).
+        app.execute("UPDATE orders SET sync_status = 'Failed' WHERE order_number = 'HIST-1'");
+        assertThat(app.postJson("/api/admin/orders/HIST-1/resolve", "{\"thirdPartyGuid\":\"by-hand-1\"}", app.admin())
+                .status()).isEqualTo(200);
+
+        Response r = app.get("/api/admin/orders/HIST-1/history", app.admin());
+
+        assertThat(r.status()).isEqualTo(200);
+        JsonNode history = r.json();
+        assertThat(history.get("orderNumber").asText()).isEqualTo("HIST-1");
+        JsonNode transitions = history.get("transitions");
+        assertThat(transitions).hasSize(2);
+        JsonNode paid = transitions.get(0);
+        assertThat(fieldNames(paid)).containsExactly("at", "machine", "from", "to", "actor", "cause", "webhookId",
+                "claimToken", "workerId", "error", "fingerprint", "detail");
+        assertThat(paid.get("machine").asText()).isEqualTo("payment");
+        assertThat(paid.get("from").asText()).isEqualTo("Pending");
+        assertThat(paid.get("to").asText()).isEqualTo("Paid");
+        assertThat(paid.get("actor").asText()).isEqualTo("gateway");
+        assertThat(paid.get("webhookId").asText()).isEqualTo(signed[1]);
+        assertThat(paid.get("claimToken").isNull()).isTrue();
+        assertThat(Instant.parse(paid.get("at").asText())).isBetween(Instant.now().minusSeconds(60), Instant.now());
+        JsonNode resolved = transitions.get(1);
+        assertThat(resolved.get("machine").asText()).isEqualTo("sync");
+        assertThat(resolved.get("from").asText()).isEqualTo("Failed");
+        assertThat(resolved.get("to").asText()).isEqualTo("Completed");
+        assertThat(resolved.get("actor").asText()).isEqualTo("operator");
+        assertThat(resolved.get("detail").asText()).contains("by-hand-1");
+        assertThat(Instant.parse(resolved.get("at").asText())).isAfterOrEqualTo(Instant.parse(paid.get("at").asText()));
+
+        JsonNode callbacks = history.get("callbacks");
+        assertThat(callbacks).as("HIST-2's callback is not HIST-1's").hasSize(2);
+        assertThat(callbacks.get(0).get("signature").asText()).isEqualTo("invalid");
+        assertThat(callbacks.get(0).get("httpStatus").asInt()).isEqualTo(401);
+        assertThat(callbacks.get(0).get("outcome").asText()).isEqualTo("invalid-signature");
+        assertThat(callbacks.get(1).get("signature").asText()).isEqualTo("valid");
+        assertThat(callbacks.get(1).get("outcome").asText()).isEqualTo("paid");
+        assertThat(callbacks.get(1).get("webhookId").asText()).isEqualTo(signed[1]);
+        assertThat(callbacks.get(1).get("bodyEncoding").asText()).isEqualTo("utf-8");
+        assertThat(callbacks.get(1).get("body").asText()).isEqualTo(new String(body, StandardCharsets.UTF_8));
+        assertThat(r.body()).as("no signature value in the history").doesNotContain(signed[5]);
+    }
+
+    @Test
+    void should_require_the_bearer_token_for_the_history_and_the_dead_letter_groups() throws Exception {
+        app.createOrder("AUTH-1", "1.00", "EUR");
+        for (String[] headers : List.of(new String[0], new String[] { "Authorization", "Bearer wrong" })) {
+            for (Response r : List.of(app.get("/api/admin/orders/AUTH-1/history", headers),
+                    app.get("/api/admin/dead-letters/groups", headers),
+                    app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], headers))) {
+                assertThat(r.status()).as(r.toString()).isEqualTo(401);
+                assertThat(r.error()).isEqualTo("unauthorized");
+            }
+        }
+        assertThat(app.get("/api/admin/orders/AUTH-1/history", app.admin()).status()).isEqualTo(200);
+        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json()).isEmpty();
+    }
+
+    @Test
+    void should_answer_404_for_the_history_of_an_unknown_order_even_if_callbacks_named_it() throws Exception {
+        app.callback("GHOST-1", "gw_ghost", "1.00", "EUR", "succeeded");
+        assertThat(app.callbacks()).hasSize(1);
+
+        Response r = app.get("/api/admin/orders/GHOST-1/history", app.admin());
+
+        assertThat(r.status()).isEqualTo(404);
+        assertThat(r.contentType()).startsWith("application/json");
+        assertThat(r.error()).isEqualTo("unknown-order");
+        assertThat(r.json().get("message").asText()).contains("GHOST-1");
+    }
+
+    @Test
+    void should_answer_404_for_a_group_without_dead_letters_and_400_for_a_malformed_fingerprint() throws Exception {
+        app.createOrder("G-1", "1.00", "EUR");
+        app.callback("G-1", "gw_g1", "1.00", "EUR", "succeeded");
+        var before = app.snapshot();
+
+        Response none = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
+        Response malformed = app.post("/api/admin/dead-letters/groups/HTTP_500/retry", null, new byte[0], app.admin());
+
+        assertThat(none.status()).isEqualTo(404);
+        assertThat(none.error()).isEqualTo("no-dead-letters");
+        assertThat(malformed.status()).isEqualTo(400);
+        assertThat(malformed.error()).isEqualTo("malformed-request");
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_group_dead_letters_by_fingerprint_and_replay_one_group_through_the_guarded_retry() throws Exception {
+        // Dead letters as the worker leaves them (no worker runs in this suite; SyncSuite makes them for real).
+        for (String order : List.of("DL-1", "DL-2", "DL-3", "DL-4")) {
+            app.createOrder(order, "1.00", "EUR");
+            app.callback(order, "gw_" + order, "1.00", "EUR", "succeeded");
+        }
+        deadLetter("DL-1", "http-500", "2026-01-01 10:00:00");
+        deadLetter("DL-2", "http-500", "2026-01-01 09:00:00");
+        deadLetter("DL-3", "http-400", "2026-01-01 11:00:00");
+        app.execute("UPDATE orders SET sync_status = 'Failed', last_sync_error = 'old' WHERE order_number = 'DL-4'");
+
+        JsonNode groups = app.get("/api/admin/dead-letters/groups", app.admin()).json();
+
+        assertThat(groups).hasSize(3);
+        JsonNode first = groups.get(0);
+        assertThat(fieldNames(first)).containsExactly("fingerprint", "count", "oldestFailedAt", "example");
+        assertThat(first.get("fingerprint").asText()).isEqualTo("http-500");
+        assertThat(first.get("count").asInt()).isEqualTo(2);
+        assertThat(Instant.parse(first.get("oldestFailedAt").asText())).isEqualTo(Instant.parse("2026-01-01T09:00:00Z"));
+        assertThat(first.get("example").get("orderNumber").asText()).as("the oldest").isEqualTo("DL-2");
+        assertThat(first.get("example").get("lastSyncError").asText()).isEqualTo("gave up: DL-2");
+        assertThat(groups.get(1).get("fingerprint").asText()).isEqualTo("http-400");
+        assertThat(groups.get(2).get("fingerprint").asText()).as("written before fingerprints").isEqualTo("unknown");
+        assertThat(groups.get(2).get("oldestFailedAt").isNull()).isTrue();
+
+        Response retried = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
+
+        assertThat(retried.status()).isEqualTo(202);
+        assertThat(retried.json().get("retried").asInt()).isEqualTo(2);
+        assertThat(retried.json().get("orderNumbers")).extracting(JsonNode::asText).containsExactly("DL-1", "DL-2");
+        for (String order : List.of("DL-1", "DL-2")) {
+            assertThat(app.column(order, "sync_status")).isEqualTo("Pending");
+            assertThat(app.column(order, "sync_attempts")).isEqualTo("0");
+            assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order
+                    + "' AND from_status = 'Failed' AND to_status = 'Pending' AND actor = 'operator'"
+                    + " AND cause = 'operator retry-group http-500'")).isEqualTo(1);
+        }
+        assertThat(app.column("DL-3", "sync_status")).isEqualTo("Failed");
+        assertThat(app.post("/api/admin/dead-letters/groups/unknown/retry", null, new byte[0], app.admin())
+                .json().get("orderNumbers")).extracting(JsonNode::asText).containsExactly("DL-4");
+        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json()).extracting(g -> g.get("fingerprint")
+                .asText()).containsExactly("http-400");
+    }
+
+    @Test
+    void should_keep_the_callbacks_log_append_only_where_the_schema_can_enforce_it() throws Exception {
+        app.callback("NOPE-9", "gw_9", "1.00", "EUR", "succeeded");
+        org.junit.jupiter.api.Assumptions.assumeFalse(app.database().url().startsWith("jdbc:h2:"),
+                "H2 triggers need Java classes; the application only ever inserts there");
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute("UPDATE callbacks SET outcome = 'paid'"))
+                .isInstanceOf(java.sql.SQLException.class);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute("DELETE FROM callbacks"))
+                .isInstanceOf(java.sql.SQLException.class);
+        assertThat(app.callbacks()).singleElement().satisfies(c -> assertThat(c.get("outcome")).isEqualTo("unknown-order"));
+    }
+
+    private void deadLetter(String order, String fingerprint, String at) throws Exception {
+        try (var c = app.database().connect(); var ps = c.prepareStatement("UPDATE orders SET sync_status = 'Failed', "
+                + "sync_failure_fingerprint = ?, last_sync_error = ?, dead_lettered_at = ? WHERE order_number = ?")) {
+            ps.setString(1, fingerprint);
+            ps.setString(2, "gave up: " + order);
+            ps.setObject(3, java.time.OffsetDateTime.parse(at.replace(' ', 'T') + "Z"));
+            ps.setString(4, order);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+    }
+
     // ----- helpers -----
 
     interface Call {
@@ -670,6 +922,10 @@ public abstract class DatabaseSuite {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    private static byte[] bytes(Object body) {
+        return body instanceof byte[] b ? b : String.valueOf(body).getBytes(StandardCharsets.UTF_8);
     }
 
     private static List<String> fieldNames(JsonNode node) {

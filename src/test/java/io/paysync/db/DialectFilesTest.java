@@ -129,6 +129,34 @@ class DialectFilesTest {
     }
 
     @Test
+    void should_store_the_failure_fingerprint_with_every_sync_failure_in_every_dialect() {
+        for (Dialect d : Dialect.values()) {
+            assertThat(d.sql("reschedule-sync")).as(d + " reschedule").contains("sync_failure_fingerprint = :fingerprint");
+            assertThat(d.sql("dead-letter-sync")).as(d + " dead letter")
+                    .contains("sync_failure_fingerprint = :fingerprint", "dead_lettered_at = :now");
+            assertThat(d.sql("complete-sync")).as(d + " completion clears it").contains("sync_failure_fingerprint = NULL");
+            assertThat(d.sql("list-dead-letters-in-group").replaceAll("\\s+", " ")).as(d + " group")
+                    .contains("sync_status = " + (d == Dialect.SQLSERVER ? "N'" : "'") + "Failed'");
+        }
+        assertThat(Dialect.SQLSERVER.sql("list-order-callbacks")).contains("SELECT TOP (:limit)");
+    }
+
+    @Test
+    void should_keep_the_callbacks_log_append_only_and_free_of_signatures_in_the_migrations() throws IOException {
+        String pg = Files.readString(MIGRATIONS.resolve("postgresql/V2__audit_trail.sql"));
+        String mssql = Files.readString(MIGRATIONS.resolve("sqlserver/V2__audit_trail.sql"));
+        assertThat(pg).contains("CREATE TRIGGER tr_callbacks_append_only BEFORE UPDATE OR DELETE ON callbacks");
+        assertThat(mssql).contains("CREATE TRIGGER tr_callbacks_append_only ON callbacks\nINSTEAD OF UPDATE, DELETE");
+        for (Dialect d : Dialect.values()) {
+            String ddl = Files.readString(MIGRATIONS.resolve(d.folder() + "/V2__audit_trail.sql"));
+            String table = ddl.substring(ddl.indexOf("CREATE TABLE callbacks"));
+            table = table.substring(0, table.indexOf(");"));
+            assertThat(table).as(d + ": no column for a signature or its timestamp header")
+                    .doesNotContainPattern("(?i)webhook_signature|webhook_timestamp|secret");
+        }
+    }
+
+    @Test
     void should_choose_the_dialect_from_the_url_without_echoing_it() {
         assertThat(Dialect.fromUrl("jdbc:sqlserver://db:1433;databaseName=p")).isEqualTo(Dialect.SQLSERVER);
         assertThat(Dialect.fromUrl("jdbc:postgresql://db/p")).isEqualTo(Dialect.POSTGRESQL);

@@ -520,7 +520,9 @@ public abstract class InterleavingSuite {
             String cause) {
         jdbc(c).update(sql("insert-transition"), new MapSqlParameterSource("orderNumber", order)
                 .addValue("machine", machine).addValue("fromStatus", from).addValue("toStatus", to)
-                .addValue("cause", cause).addValue("detail", null).addValue("now", Database.utc(T0)));
+                .addValue("cause", cause).addValue("detail", null).addValue("now", Database.utc(T0))
+                .addValue("actor", null).addValue("webhookId", null).addValue("claimToken", null)
+                .addValue("workerId", null).addValue("error", null).addValue("fingerprint", null));
         return "logged";
     }
 

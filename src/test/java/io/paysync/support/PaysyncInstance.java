@@ -241,7 +241,11 @@ public final class PaysyncInstance implements AutoCloseable {
 
     // ----- Database -----
 
-    /** Every row of the tables a request may change, in insertion order: compare two to prove nothing changed. */
+    /**
+     * Every row of the tables a request may change, in insertion order: compare two to prove nothing changed. The
+     * {@code callbacks} audit log is left out on purpose: it records every callback request, refused ones included
+     * (see {@link #callbacks()}); invariant I5 is about the order state these tables hold.
+     */
     public Map<String, List<List<Object>>> snapshot() throws SQLException {
         Map<String, List<List<Object>>> tables = new LinkedHashMap<>();
         try (Connection c = database.connect(); Statement s = c.createStatement()) {
@@ -262,6 +266,24 @@ public final class PaysyncInstance implements AutoCloseable {
             }
         }
         return tables;
+    }
+
+    /** The callbacks audit log, oldest first: one map per row (column names in lower case, body as bytes). */
+    public List<Map<String, Object>> callbacks() throws SQLException {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        try (Connection c = database.connect(); Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SELECT * FROM callbacks ORDER BY id")) {
+            ResultSetMetaData md = rs.getMetaData();
+            while (rs.next()) {
+                Map<String, Object> row = new LinkedHashMap<>();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    String name = md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT);
+                    row.put(name, name.equals("body") ? rs.getBytes(i) : rs.getObject(i));
+                }
+                rows.add(row);
+            }
+        }
+        return rows;
     }
 
     public long count(String sql) throws SQLException {

@@ -32,7 +32,8 @@ public abstract class TestDatabase implements AutoCloseable {
     /** Empties the tables between tests (TRUNCATE: the history's append-only triggers refuse DELETE). */
     public void reset() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
-            for (String table : new String[] { "order_transitions", "anomalies", "orders", "CAMEL_MESSAGEPROCESSED" }) {
+            for (String table : new String[] { "order_transitions", "anomalies", "orders", "CAMEL_MESSAGEPROCESSED",
+                    "callbacks" }) {
                 s.execute("TRUNCATE TABLE " + table);
             }
         }

@@ -46,6 +46,37 @@ class ClassificationTest {
         assertThat(ThirdPartySync.guid(null)).isNull();
     }
 
+    @Test
+    void should_fingerprint_each_kind_of_failure_by_status_or_exception_class() {
+        assertThat(SyncFailure.fingerprint(new SyncFailure("HTTP 500", true, 0, SyncFailure.http(500))))
+                .isEqualTo("http-500");
+        assertThat(SyncFailure.fingerprint(new SyncFailure("no fingerprint given", true, 0))).isEqualTo("unknown");
+        assertThat(SyncFailure.fingerprint(new ConnectException("refused"))).isEqualTo("connection-refused");
+        assertThat(SyncFailure.fingerprint(new HttpHostConnectException("refused"))).isEqualTo("connection-refused");
+        assertThat(SyncFailure.fingerprint(new ConnectTimeoutException("connect timed out")))
+                .isEqualTo("connect-timeout");
+        assertThat(SyncFailure.fingerprint(new SocketTimeoutException("Read timed out"))).isEqualTo("timeout");
+        assertThat(SyncFailure.fingerprint(new RuntimeException("wrapped", new SocketTimeoutException("Read timed out"))))
+                .as("found in the cause chain").isEqualTo("timeout");
+        assertThat(SyncFailure.fingerprint(new java.net.UnknownHostException("nowhere"))).isEqualTo("unknown-host");
+        assertThat(SyncFailure.fingerprint(new NoHttpResponseException("no response"))).isEqualTo("no-http-response");
+        assertThat(SyncFailure.fingerprint(new IOException("Connection reset"))).isEqualTo("io");
+        assertThat(SyncFailure.fingerprint(new javax.net.ssl.SSLHandshakeException("bad cert")))
+                .isEqualTo("ssl-handshake");
+        assertThat(SyncFailure.fingerprint(null)).isEqualTo("unknown");
+        assertThat(SyncFailure.kebab("HTTPServerErrorException")).isEqualTo("http-server-error");
+    }
+
+    @Test
+    void should_tell_a_body_that_is_not_json_from_json_without_an_id() {
+        assertThat(ThirdPartySync.isJson("{\"status\":\"ok\"}".getBytes())).isTrue();
+        assertThat(ThirdPartySync.isJson("[]".getBytes())).isTrue();
+        for (String body : new String[] { "", " ", "<html>created?</html>", "{\"id\":" }) {
+            assertThat(ThirdPartySync.isJson(body.getBytes())).as(body).isFalse();
+        }
+        assertThat(ThirdPartySync.isJson(null)).isFalse();
+    }
+
     @RepeatedTest(20)
     void should_back_off_exponentially_with_jitter_within_bounds() {
         Duration base = Duration.ofSeconds(5);

@@ -415,6 +415,127 @@ public abstract class SyncSuite {
                 .error()).isEqualTo("not-dead-lettered");
     }
 
+    // ----- Dead letters by fingerprint, and the audit trail -----
+
+    @Test
+    void should_fingerprint_failures_group_the_dead_letters_and_replay_one_group_once() throws Exception {
+        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        for (String order : List.of("FP-500-1", "FP-500-2", "FP-500-3")) {
+            stub.script(order, Step.status(500), Step.status(500));
+            expected.put(order, "http-500");
+        }
+        for (String order : List.of("FP-400-1", "FP-400-2")) {
+            stub.script(order, Step.status(400));
+            expected.put(order, "http-400");
+        }
+        stub.script("FP-TIMEOUT", Step.hang(2500), Step.hang(2500));
+        expected.put("FP-TIMEOUT", "timeout");
+        stub.script("FP-NONJSON", Step.of(Fault.NON_JSON), Step.of(Fault.NON_JSON));
+        expected.put("FP-NONJSON", "non-json");
+        stub.script("FP-NOID", Step.of(Fault.NO_ID), Step.of(Fault.NO_ID));
+        expected.put("FP-NOID", "no-id");
+        java.time.Instant start = java.time.Instant.now().minusSeconds(1);
+        PaysyncInstance app = worker(Map.of("paysync.sync.max-attempts", "2", "paysync.sync.in-process-retries", "0"));
+        for (String order : expected.keySet()) {
+            paidOrder(app, order);
+        }
+
+        for (var e : expected.entrySet()) {
+            awaitSyncStatus(app, e.getKey(), "Failed");
+            assertThat(app.column(e.getKey(), "sync_failure_fingerprint")).as(e.getKey()).isEqualTo(e.getValue());
+            if (!e.getValue().equals("http-400")) {
+                // The first attempt was rescheduled under the same fingerprint, with its error, claim and worker.
+                assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + e.getKey()
+                        + "' AND from_status = 'Processing' AND to_status = 'Pending' AND fingerprint = '"
+                        + e.getValue() + "' AND error IS NOT NULL AND claim_token IS NOT NULL"
+                        + " AND worker_id = 'worker-1' AND actor = 'worker'")).as(e.getKey()).isEqualTo(1);
+            }
+        }
+
+        JsonNode groups = app.get("/api/admin/dead-letters/groups", app.admin()).json();
+        Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        groups.forEach(g -> counts.put(g.get("fingerprint").asText(), g.get("count").asInt()));
+        assertThat(counts).containsExactly(Map.entry("http-500", 3), Map.entry("http-400", 2),
+                Map.entry("no-id", 1), Map.entry("non-json", 1), Map.entry("timeout", 1));
+        for (JsonNode g : groups) {
+            String example = g.get("example").get("orderNumber").asText();
+            assertThat(expected.get(example)).as("the example is of its group").isEqualTo(g.get("fingerprint").asText());
+            assertThat(g.get("example").get("lastSyncError").asText()).isEqualTo(app.column(example, "last_sync_error"));
+            assertThat(java.time.Instant.parse(g.get("oldestFailedAt").asText())).isBetween(start,
+                    java.time.Instant.now());
+        }
+
+        Response replay = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
+
+        assertThat(replay.status()).isEqualTo(202);
+        assertThat(replay.json().get("retried").asInt()).isEqualTo(3);
+        for (String order : List.of("FP-500-1", "FP-500-2", "FP-500-3")) {
+            awaitSyncStatus(app, order, "Completed");
+            assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
+            assertThat(stub.requestsFor(order)).as(order + ": two failed attempts, then the replay").isEqualTo(3);
+            assertThat(app.column(order, "third_party_guid")).isEqualTo(stub.idFor(order));
+            assertThat(app.column(order, "sync_failure_fingerprint")).isNull();
+        }
+        // The other groups are untouched, and replaying the emptied group again is refused.
+        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> stub.requestsFor("FP-400-1") == 1
+                && "Failed".equals(app.column("FP-400-2", "sync_status")));
+        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json()).extracting(g -> g.get("fingerprint")
+                .asText()).containsExactly("http-400", "no-id", "non-json", "timeout");
+        Response again = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
+        assertThat(again.status()).isEqualTo(404);
+        assertThat(again.error()).isEqualTo("no-dead-letters");
+    }
+
+    @Test
+    void should_show_claim_tokens_workers_errors_operator_and_expiry_in_the_order_history() throws Exception {
+        stub.script("HIST-1", Step.status(503));
+        PaysyncInstance app = worker(Map.of("paysync.sync.max-attempts", "1", "paysync.sync.in-process-retries", "0",
+                "paysync.payment.window-seconds", "5", "paysync.payment.expiry-enabled", "true",
+                "paysync.payment.expiry-period-ms", "100"));
+        app.createOrder("EXP-1", "10.00", "EUR");
+        paidOrder(app, "HIST-1");
+        awaitSyncStatus(app, "HIST-1", "Failed");
+        assertThat(app.post("/api/admin/orders/HIST-1/retry-sync", null, new byte[0], app.admin()).status())
+                .isEqualTo(202);
+        awaitSyncStatus(app, "HIST-1", "Completed");
+
+        JsonNode history = app.get("/api/admin/orders/HIST-1/history", app.admin()).json();
+
+        List<String> steps = new ArrayList<>();
+        history.get("transitions").forEach(t -> steps.add(t.get("machine").asText() + " " + t.get("from").asText()
+                + "->" + t.get("to").asText() + " by " + t.get("actor").asText()));
+        assertThat(steps).containsExactly("payment Pending->Paid by gateway", "sync Pending->Processing by worker",
+                "sync Processing->Failed by worker", "sync Failed->Pending by operator",
+                "sync Pending->Processing by worker", "sync Processing->Completed by worker");
+        JsonNode t = history.get("transitions");
+        assertThat(t.get(0).get("webhookId").asText()).startsWith("msg_")
+                .isEqualTo(history.get("callbacks").get(0).get("webhookId").asText());
+        String firstClaim = t.get(1).get("claimToken").asText();
+        String secondClaim = t.get(4).get("claimToken").asText();
+        assertThat(firstClaim).isNotBlank().isNotEqualTo(secondClaim);
+        assertThat(t.get(2).get("claimToken").asText()).as("the dead letter under the first claim").isEqualTo(firstClaim);
+        assertThat(t.get(5).get("claimToken").asText()).as("the completion under the second").isEqualTo(secondClaim);
+        for (int i : new int[] { 1, 2, 4, 5 }) {
+            assertThat(t.get(i).get("workerId").asText()).isEqualTo("worker-1");
+        }
+        assertThat(t.get(2).get("error").asText()).contains("HTTP 503");
+        assertThat(t.get(2).get("fingerprint").asText()).isEqualTo("http-503");
+        assertThat(t.get(3).get("cause").asText()).isEqualTo("operator retry-sync");
+        assertThat(t.get(3).get("claimToken").isNull()).isTrue();
+        assertThat(t.get(5).get("error").isNull()).isTrue();
+        assertThat(t.get(5).get("detail").asText()).contains(stub.idFor("HIST-1"));
+        assertThat(history.get("callbacks")).hasSize(1);
+        assertThat(history.get("callbacks").get(0).get("outcome").asText()).isEqualTo("paid");
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Expired".equals(app.column("EXP-1", "payment_status")));
+        JsonNode expired = app.get("/api/admin/orders/EXP-1/history", app.admin()).json().get("transitions");
+        assertThat(expired).hasSize(1);
+        assertThat(expired.get(0).get("from").asText() + "->" + expired.get(0).get("to").asText())
+                .isEqualTo("Pending->Expired");
+        assertThat(expired.get(0).get("actor").asText()).isEqualTo("expiry");
+        assertThat(expired.get(0).get("workerId").asText()).isEqualTo("worker-1");
+    }
+
     // ----- Circuit breaker -----
 
     @Test
@@ -529,6 +650,22 @@ public abstract class SyncSuite {
             assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
         }
         assertThat(stub.requestsFor("LEASE-3")).isZero();
+        // The history says which claims were takeovers of an expired lease, and whose.
+        Map<String, String> takenOver = Map.of("LEASE-0", "dead-worker", "LEASE-2", "dead-worker",
+                "LEASE-1", "live-worker", "LEASE-5", "live-worker");
+        takenOver.forEach((order, token) -> assertThatCount(app, "SELECT COUNT(*) FROM order_transitions WHERE "
+                + "order_number = '" + order + "' AND from_status = 'Processing' AND to_status = 'Processing' AND "
+                + "fingerprint = 'lease-expired' AND error = 'lease of claim " + token + " expired'", order, 1));
+        assertThatCount(app, "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LEASE-4' AND "
+                + "to_status = 'Processing' AND from_status = 'Pending' AND error IS NULL", "LEASE-4, a Pending order", 1);
+    }
+
+    private static void assertThatCount(PaysyncInstance app, String sql, String what, long expected) {
+        try {
+            assertThat(app.count(sql)).as(what).isEqualTo(expected);
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private static String leased(String order, String syncStatus, java.time.Instant leaseUntil, int attempts,

@@ -1,0 +1,127 @@
+package io.paysync.payment;
+
+import java.io.IOException;
+import java.time.Instant;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
+import io.paysync.http.Json;
+import io.paysync.http.RequestChecks;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
+/**
+ * The raw callbacks, stored with their verification result and answer: every request to the callback endpoint,
+ * refused ones included. It is an audit log, not order state: invariant I5 ("a rejected request changes no row") is
+ * about orders, their history and anomalies, which a refused callback still never touches.
+ *
+ * <p>
+ * Stored: when, the {@code webhook-id} header, the order number the body names (read leniently, so a refused body
+ * still says which order it was about), the {@code Content-Type}, the signature result, the status and outcome (or
+ * error code) answered, and the body as received. Never stored: the {@code webhook-signature} and
+ * {@code webhook-timestamp} headers, secrets, anything else of the request. A body over the endpoint's 64 KiB limit
+ * is not stored, only its size.
+ */
+public class CallbackLog {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CallbackLog.class);
+
+    /** One request as it went: filled in while the callback is handled, stored when its answer is known. */
+    public static final class Entry {
+        private final Instant receivedAt;
+        private final String webhookId;
+        private final String contentType;
+        private byte[] body;
+        private int bodySize;
+        private String signature = CallbackSignatureVerifier.NOT_CHECKED;
+        private int httpStatus;
+        private String outcome;
+
+        public Entry(Instant receivedAt, String webhookId, String contentType) {
+            this.receivedAt = receivedAt;
+            this.webhookId = TransitionLog.truncate(printable(webhookId), 256);
+            this.contentType = TransitionLog.truncate(printable(contentType), 128);
+        }
+
+        /** The body as received; kept only within the endpoint's limit. */
+        public Entry body(byte[] received) {
+            byte[] bytes = received == null ? new byte[0] : received;
+            this.bodySize = bytes.length;
+            this.body = bytes.length > RequestChecks.MAX_BODY_BYTES ? null : bytes;
+            return this;
+        }
+
+        public Entry signature(String result) {
+            this.signature = result;
+            return this;
+        }
+
+        public Entry answered(int status, String outcomeOrError) {
+            this.httpStatus = status;
+            this.outcome = TransitionLog.truncate(outcomeOrError, 32);
+            return this;
+        }
+    }
+
+    private final Database db;
+
+    public CallbackLog(Database db) {
+        this.db = db;
+    }
+
+    /**
+     * Stores one entry in its own transaction, after the callback's own work committed (or was refused). A failure to
+     * store it is logged and does not change the answer: the order's state, not this log, is what the answer reports.
+     */
+    public void record(Entry e) {
+        try {
+            db.jdbc().update(db.sql("insert-callback"), new MapSqlParameterSource()
+                    .addValue("receivedAt", Database.utc(e.receivedAt))
+                    .addValue("webhookId", e.webhookId)
+                    .addValue("orderNumber", orderNumberOf(e.body))
+                    .addValue("contentType", e.contentType)
+                    .addValue("signature", e.signature)
+                    .addValue("httpStatus", e.httpStatus)
+                    .addValue("outcome", e.outcome == null ? "unknown" : e.outcome)
+                    .addValue("bodySize", e.bodySize)
+                    .addValue("body", e.body, java.sql.Types.VARBINARY));
+        } catch (RuntimeException failure) {
+            // The class only: the message may quote the statement's parameters, the body among them.
+            LOG.error("Could not store a callback (answered {}) in the callbacks audit log: {}", e.httpStatus,
+                    failure.getClass().getName());
+        }
+    }
+
+    /** Control characters (a NUL among them, which PostgreSQL text refuses) as '?'. */
+    static String printable(String s) {
+        if (s == null || s.chars().noneMatch(Character::isISOControl)) {
+            return s;
+        }
+        StringBuilder sb = new StringBuilder(s.length());
+        s.chars().forEach(c -> sb.append(Character.isISOControl(c) ? '?' : (char) c));
+        return sb.toString();
+    }
+
+    /**
+     * The order number a body names, if it is a JSON object with a string {@code orderNumber} of at most 64 characters;
+     * null otherwise. Lenient on purpose: a malformed or forged callback is still filed under the order it named.
+     */
+    static String orderNumberOf(byte[] body) {
+        if (body == null || body.length == 0) {
+            return null;
+        }
+        try {
+            JsonNode node = Json.MAPPER.readTree(body);
+            JsonNode number = node == null ? null : node.get("orderNumber");
+            if (number == null || !number.isTextual() || number.textValue().isEmpty()
+                    || number.textValue().length() > 64 || number.textValue().chars().anyMatch(Character::isISOControl)) {
+                return null; // cannot be an order's number (and PostgreSQL text cannot hold a NUL)
+            }
+            return number.textValue();
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+}
