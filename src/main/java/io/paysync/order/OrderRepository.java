@@ -105,13 +105,7 @@ public class OrderRepository {
     }
 
     public void recordAnomaly(String kind, String orderNumber, String transactionId, String webhookId, String detail) {
-        jdbc.update(db.sql("insert-anomaly"), new MapSqlParameterSource()
-                .addValue("kind", kind)
-                .addValue("orderNumber", orderNumber)
-                .addValue("transactionId", transactionId)
-                .addValue("webhookId", webhookId)
-                .addValue("detail", truncate(detail, 1000))
-                .addValue("now", Database.utc(now())));
+        jdbc.update(db.sql("insert-anomaly"), anomaly(kind, orderNumber, transactionId, webhookId, detail));
     }
 
     /**
@@ -120,13 +114,18 @@ public class OrderRepository {
      */
     public void recordAnomalyOnce(String kind, String orderNumber, String transactionId, String webhookId,
             String detail) {
-        jdbc.update(db.sql("insert-anomaly-once"), new MapSqlParameterSource()
+        jdbc.update(db.sql("insert-anomaly-once"), anomaly(kind, orderNumber, transactionId, webhookId, detail));
+    }
+
+    private MapSqlParameterSource anomaly(String kind, String orderNumber, String transactionId, String webhookId,
+            String detail) {
+        return new MapSqlParameterSource()
                 .addValue("kind", kind)
                 .addValue("orderNumber", orderNumber)
                 .addValue("transactionId", transactionId)
                 .addValue("webhookId", webhookId)
                 .addValue("detail", truncate(detail, 1000))
-                .addValue("now", Database.utc(now())));
+                .addValue("now", Database.utc(now()));
     }
 
     public List<Map<String, Object>> anomalies(int limit) {

@@ -1,7 +1,6 @@
 package io.paysync.support;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -133,12 +132,7 @@ public final class GatewayStatusStub implements AutoCloseable {
     }
 
     private static void respond(HttpExchange ex, int status, String body) throws IOException {
-        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
-        }
+        ThirdPartyStub.respond(ex, status, body, null);
     }
 
     @Override

@@ -335,7 +335,8 @@ public final class ThirdPartyStub implements AutoCloseable {
         return new Created(id, created[0]);
     }
 
-    private static void respond(HttpExchange ex, int status, String body, String retryAfter) throws IOException {
+    /** A JSON answer (with Retry-After when not null); shared by the test stubs. */
+    static void respond(HttpExchange ex, int status, String body, String retryAfter) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "application/json");
         if (retryAfter != null) {
