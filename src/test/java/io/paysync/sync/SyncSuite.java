@@ -187,8 +187,10 @@ public abstract class SyncSuite {
         for (int i = 0; i < 2000; i++) {
             assertThat(stub.requestsFor("BULK-" + i)).as("BULK-" + i).isEqualTo(1);
         }
-        assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND to_status = 'Processing'"))
-                .as("claims").isEqualTo(2000);
+        // One first claim per order. On a loaded machine an order can wait in its batch past the lease and be taken
+        // over (recorded Processing -> Processing); its first worker then skips it, so it is still sent once.
+        assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND from_status = 'Pending'"
+                + " AND to_status = 'Processing'")).as("first claims").isEqualTo(2000);
         assertThat(workers(a, "Processing")).as("claims made by several workers").hasSizeGreaterThan(1);
         assertThat(a.count("SELECT COUNT(*) FROM orders WHERE third_party_guid IS NULL")).isZero();
     }
