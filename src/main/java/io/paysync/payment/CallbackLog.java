@@ -35,6 +35,7 @@ public class CallbackLog {
         private final String contentType;
         private byte[] body;
         private int bodySize;
+        private String orderNumber;
         private String signature = CallbackSignatureVerifier.NOT_CHECKED;
         private int httpStatus;
         private String outcome;
@@ -50,6 +51,12 @@ public class CallbackLog {
             byte[] bytes = received == null ? new byte[0] : received;
             this.bodySize = bytes.length;
             this.body = bytes.length > RequestChecks.MAX_BODY_BYTES ? null : bytes;
+            return this;
+        }
+
+        /** The order number the handler parsed; without it the log reads it from the body itself. */
+        public Entry orderNumber(String parsed) {
+            this.orderNumber = parsed;
             return this;
         }
 
@@ -80,7 +87,7 @@ public class CallbackLog {
             db.jdbc().update(db.sql("insert-callback"), new MapSqlParameterSource()
                     .addValue("receivedAt", Database.utc(e.receivedAt))
                     .addValue("webhookId", e.webhookId)
-                    .addValue("orderNumber", orderNumberOf(e.body))
+                    .addValue("orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body))
                     .addValue("contentType", e.contentType)
                     .addValue("signature", e.signature)
                     .addValue("httpStatus", e.httpStatus)

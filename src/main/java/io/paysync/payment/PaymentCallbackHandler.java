@@ -71,6 +71,7 @@ public class PaymentCallbackHandler {
             verifier.verify(webhookId, single(in, "webhook-timestamp"), joined(in, "webhook-signature"), body);
             audit.signature(CallbackSignatureVerifier.VALID);
             CallbackRequest callback = CallbackRequest.parse(body);
+            audit.orderNumber(callback.orderNumber()); // parsed once: the log need not read the body again
             String outcome = apply(callback, webhookId);
             audit.answered(200, outcome);
             return ApiReply.ok(Map.of("outcome", outcome));
