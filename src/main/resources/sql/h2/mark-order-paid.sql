@@ -1,8 +1,11 @@
 -- Pending -> Paid. Guarded: only a Pending order moves, and the unique index on payment_transaction_id
--- refuses a transaction that is already bound to another order. Zero rows means the caller must decide.
+-- refuses a transaction that is already bound to another order. The callback's amount and currency are part of
+-- the guard, so the hot path needs no read first. Zero rows means the caller must decide (from a read then).
 UPDATE orders
 SET payment_status = 'Paid',
     payment_transaction_id = :transactionId,
     paid_at = :now
 WHERE order_number = :orderNumber
   AND payment_status = 'Pending'
+  AND currency = :currency
+  AND amount = :amount

@@ -63,42 +63,44 @@ public class OrderRepository {
     }
 
     /**
-     * Pending -> Paid and its history row, in one transaction. Returns the number of orders moved (0 or 1). A
-     * transaction id bound to another order raises {@code DuplicateKeyException} from the unique index.
+     * Pending -> Paid and its history row, in one transaction, if the order is Pending and the callback's amount and
+     * currency are the order's. {@code alsoOnMove} runs in the same transaction when the order moved (the callbacks
+     * audit row), so the hot path is one commit. Returns the number of orders moved (0 or 1); 0 means the caller
+     * must decide from a read. A transaction id bound to another order raises {@code DuplicateKeyException} from the
+     * unique index.
      */
-    public int markPaid(String orderNumber, String transactionId, String cause) {
-        return markPaid(orderNumber, transactionId, TransitionLog.Cause.text(cause));
-    }
-
-    /** As {@link #markPaid(String, String, String)}, with the cause in its parts (a callback's webhook id). */
-    public int markPaid(String orderNumber, String transactionId, TransitionLog.Cause cause) {
+    public int markPaid(String orderNumber, String transactionId, BigDecimal amount, String currency,
+            TransitionLog.Cause cause, Runnable alsoOnMove) {
         Instant now = now();
         return inTransaction(() -> {
             int rows = jdbc.update(db.sql("mark-order-paid"), new MapSqlParameterSource()
                     .addValue("orderNumber", orderNumber)
                     .addValue("transactionId", transactionId)
+                    .addValue("currency", currency)
+                    .addValue("amount", amount)
                     .addValue("now", Database.utc(now)));
             if (rows == 1) {
                 recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Paid.name(),
                         cause, "transaction " + transactionId, now);
+                alsoOnMove.run();
             }
             return rows;
         });
     }
 
-    /** Pending -> Failed and its history row, in one transaction. Returns the number of orders moved. */
-    public int markFailed(String orderNumber, String transactionId, String cause) {
-        return markFailed(orderNumber, transactionId, TransitionLog.Cause.text(cause));
-    }
-
-    /** As {@link #markFailed(String, String, String)}, with the cause in its parts (a callback's webhook id). */
-    public int markFailed(String orderNumber, String transactionId, TransitionLog.Cause cause) {
+    /** Pending -> Failed and its history row, in one transaction, guarded as {@link #markPaid}. */
+    public int markFailed(String orderNumber, String transactionId, BigDecimal amount, String currency,
+            TransitionLog.Cause cause, Runnable alsoOnMove) {
         Instant now = now();
         return inTransaction(() -> {
-            int rows = jdbc.update(db.sql("mark-order-failed"), Map.of("orderNumber", orderNumber));
+            int rows = jdbc.update(db.sql("mark-order-failed"), new MapSqlParameterSource()
+                    .addValue("orderNumber", orderNumber)
+                    .addValue("currency", currency)
+                    .addValue("amount", amount));
             if (rows == 1) {
                 recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Failed.name(),
                         cause, "transaction " + transactionId, now);
+                alsoOnMove.run();
             }
             return rows;
         });

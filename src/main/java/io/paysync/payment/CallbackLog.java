@@ -79,26 +79,44 @@ public class CallbackLog {
     }
 
     /**
-     * Stores one entry in its own transaction, after the callback's own work committed (or was refused). A failure to
-     * store it is logged and does not change the answer: the order's state, not this log, is what the answer reports.
+     * Stores one entry in its own transaction, after the callback's work was refused or failed. A failure to store it
+     * is logged and does not change the answer: the order's state, not this log, is what the answer reports.
      */
     public void record(Entry e) {
         try {
-            db.jdbc().update(db.sql("insert-callback"), new MapSqlParameterSource()
-                    .addValue("receivedAt", Database.utc(e.receivedAt))
-                    .addValue("webhookId", e.webhookId)
-                    .addValue("orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body))
-                    .addValue("contentType", e.contentType)
-                    .addValue("signature", e.signature)
-                    .addValue("httpStatus", e.httpStatus)
-                    .addValue("outcome", e.outcome == null ? "unknown" : e.outcome)
-                    .addValue("bodySize", e.bodySize)
-                    .addValue("body", e.body, java.sql.Types.VARBINARY));
+            write(e);
         } catch (RuntimeException failure) {
             // The class only: the message may quote the statement's parameters, the body among them.
             LOG.error("Could not store a callback (answered {}) in the callbacks audit log: {}", e.httpStatus,
                     failure.getClass().getName());
         }
+    }
+
+    /**
+     * Stores one entry in the caller's transaction: a callback that moves an order is logged in the transition's own
+     * transaction (one commit), and if the log cannot be written the transition does not happen either.
+     */
+    public void insert(Entry e) {
+        try {
+            write(e);
+        } catch (RuntimeException failure) {
+            // Without the cause: its message may quote the row, the body among them ("Failing row contains ...").
+            throw new IllegalStateException("Could not store the callback in the callbacks audit log: "
+                    + failure.getClass().getName());
+        }
+    }
+
+    private void write(Entry e) {
+        db.jdbc().update(db.sql("insert-callback"), new MapSqlParameterSource()
+                .addValue("receivedAt", Database.utc(e.receivedAt))
+                .addValue("webhookId", e.webhookId)
+                .addValue("orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body))
+                .addValue("contentType", e.contentType)
+                .addValue("signature", e.signature)
+                .addValue("httpStatus", e.httpStatus)
+                .addValue("outcome", e.outcome == null ? "unknown" : e.outcome)
+                .addValue("bodySize", e.bodySize)
+                .addValue("body", e.body, java.sql.Types.VARBINARY));
     }
 
     /** Control characters (a NUL among them, which PostgreSQL text refuses) as '?'. */

@@ -3,6 +3,7 @@ package io.paysync.payment;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -35,6 +36,10 @@ public class PaymentCallbackHandler {
     /** The cause the history records for a transition made on the gateway status API's answer. */
     public static final String RECONCILIATION_CAUSE = "reconciliation";
 
+    /** What runs in a transition's transaction besides the transition, given the outcome it answers: nothing. */
+    private static final Consumer<String> NOTHING = outcome -> {
+    };
+
     private static final Pattern EVENT_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
 
     private final CallbackSignatureVerifier verifier;
@@ -53,13 +58,15 @@ public class PaymentCallbackHandler {
 
     /**
      * {@code POST /api/payments/callback}. Every request, answered or refused, is stored in the callbacks audit log
-     * with its verification result and answer, after the callback's own transaction.
+     * with its verification result and answer: in the transition's own transaction when the callback moves an order
+     * (one commit on the hot path), in a transaction of its own otherwise.
      */
     public ApiReply handle(Exchange exchange) {
         Message in = exchange.getMessage();
         String webhookId = single(in, "webhook-id");
         CallbackLog.Entry audit = new CallbackLog.Entry(orders.now(), webhookId,
                 in.getHeader(Exchange.CONTENT_TYPE, String.class));
+        boolean logged = false;
         try {
             byte[] raw = in.getBody(byte[].class);
             if (raw != null) {
@@ -72,8 +79,13 @@ public class PaymentCallbackHandler {
             audit.signature(CallbackSignatureVerifier.VALID);
             CallbackRequest callback = CallbackRequest.parse(body);
             audit.orderNumber(callback.orderNumber()); // parsed once: the log need not read the body again
-            String outcome = apply(callback, webhookId);
+            String outcome = apply(callback, callbackSource(webhookId), moved -> {
+                if (callbacks != null) {
+                    callbacks.insert(audit.answered(200, moved));
+                }
+            });
             audit.answered(200, outcome);
+            logged = outcome.equals(OUTCOME_PAID) || outcome.equals(OUTCOME_FAILED); // committed with the transition
             return ApiReply.ok(Map.of("outcome", outcome));
         } catch (CallbackSignatureVerifier.Rejected e) {
             audit.signature(e.result()).answered(e.status(), e.code());
@@ -85,7 +97,7 @@ public class PaymentCallbackHandler {
             audit.answered(500, "internal-error");
             throw e;
         } finally {
-            if (callbacks != null) {
+            if (callbacks != null && !logged) {
                 callbacks.record(audit);
             }
         }
@@ -93,9 +105,13 @@ public class PaymentCallbackHandler {
 
     /** Applies an authentic callback; returns the outcome or throws the contract's refusal. */
     public String apply(CallbackRequest callback, String webhookId) {
-        return apply(callback, new Source(webhookId, TransitionLog.Cause.callback(webhookId), "callback says ",
-                false));
+        return apply(callback, callbackSource(webhookId), NOTHING);
     }
+
+    private static Source callbackSource(String webhookId) {
+        return new Source(webhookId, TransitionLog.Cause.callback(webhookId), "callback says ", false);
+    }
+
 
     /**
      * Applies a final answer of the gateway's status API ({@link PaymentReconciliation}) with exactly the checks and
@@ -104,7 +120,7 @@ public class PaymentCallbackHandler {
      */
     public String reconcile(CallbackRequest answer) {
         return apply(answer, new Source(null, new TransitionLog.Cause(RECONCILIATION_CAUSE, TransitionLog.GATEWAY,
-                null, null, null, null, null), "gateway status API says ", true));
+                null, null, null, null, null), "gateway status API says ", true), NOTHING);
     }
 
     /**
@@ -135,7 +151,7 @@ public class PaymentCallbackHandler {
         CallbackRequest callback = CallbackRequest.parse(fields);
         return ApiReply.ok(Map.of("outcome",
                 apply(callback, new Source(eventId, new TransitionLog.Cause(gateway + " event " + eventId,
-                        TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false))));
+                        TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false), NOTHING)));
     }
 
     /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
@@ -154,34 +170,58 @@ public class PaymentCallbackHandler {
     private record Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {
     }
 
-    private String apply(CallbackRequest callback, Source source) {
+    /**
+     * One guarded UPDATE that checks state, amount and currency at once; {@code withTransition} runs in its
+     * transaction when it moves the order. Only when it moves nothing is the order read, to say why.
+     */
+    private String apply(CallbackRequest callback, Source source, Consumer<String> withTransition) {
         String orderNumber = callback.orderNumber();
-        Order order = orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
+        String transactionId = callback.transactionId();
+        if (callback.succeeded()) {
+            int moved;
+            try {
+                moved = orders.markPaid(orderNumber, transactionId, callback.amount(), callback.currency(),
+                        source.cause(), () -> withTransition.accept(OUTCOME_PAID));
+            } catch (DuplicateKeyException e) {
+                // The unique index refused: this transaction already paid another order (the guard matched, so the
+                // amount and currency are the order's).
+                throw transactionConflict(callback, source, orders.orderBoundTo(transactionId));
+            }
+            return moved == 1 ? OUTCOME_PAID : unmovedSuccess(callback, source);
+        }
+        if (orders.markFailed(orderNumber, transactionId, callback.amount(), callback.currency(), source.cause(),
+                () -> withTransition.accept(OUTCOME_FAILED)) == 1) {
+            return OUTCOME_FAILED;
+        }
+        Order current = current(orderNumber);
+        requireSameAmount(callback, source, current);
+        if (!current.paymentStatus().isFinal()) {
+            throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
+        }
+        return OUTCOME_IGNORED;
+    }
+
+    private Order current(String orderNumber) {
+        return orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
+    }
+
+    /** A callback whose amount or currency is not the order's is refused (422) and recorded, whatever the state. */
+    private void requireSameAmount(CallbackRequest callback, Source source, Order order) {
         if (!order.currency().equals(callback.currency()) || !Money.sameAmount(order.amount(), callback.amount())) {
             anomaly(source, "amount-mismatch", callback,
                     source.says() + callback.amount().toPlainString() + " " + callback.currency() + ", order is "
                             + Money.format(order.amount(), order.currency()) + " " + order.currency());
             throw new ApiException(422, "amount-mismatch",
-                    "Amount or currency differs from order " + orderNumber);
+                    "Amount or currency differs from order " + callback.orderNumber());
         }
-        return callback.succeeded() ? applySuccess(callback, source) : applyFailure(callback, source.cause());
     }
 
-    private String applySuccess(CallbackRequest callback, Source source) {
+    /** Zero rows moved by a success: decide from what the order is now. */
+    private String unmovedSuccess(CallbackRequest callback, Source source) {
         String orderNumber = callback.orderNumber();
         String transactionId = callback.transactionId();
-        int moved;
-        try {
-            moved = orders.markPaid(orderNumber, transactionId, source.cause());
-        } catch (DuplicateKeyException e) {
-            // The unique index refused: this transaction already paid another order.
-            throw transactionConflict(callback, source, orders.orderBoundTo(transactionId));
-        }
-        if (moved == 1) {
-            return OUTCOME_PAID;
-        }
-        // Zero rows: the order was not Pending when the UPDATE ran. Decide from what it is now.
-        Order current = orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
+        Order current = current(orderNumber);
+        requireSameAmount(callback, source, current);
         if (current.paymentStatus() == PaymentStatus.Paid && transactionId.equals(current.paymentTransactionId())) {
             return OUTCOME_ALREADY_PAID;
         }
@@ -200,18 +240,6 @@ public class PaymentCallbackHandler {
                                 : " by transaction " + current.paymentTransactionId()));
         throw new ApiException(409, "order-not-pending",
                 "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
-    }
-
-    private String applyFailure(CallbackRequest callback, TransitionLog.Cause cause) {
-        String orderNumber = callback.orderNumber();
-        if (orders.markFailed(orderNumber, callback.transactionId(), cause) == 1) {
-            return OUTCOME_FAILED;
-        }
-        Order current = orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
-        if (!current.paymentStatus().isFinal()) {
-            throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
-        }
-        return OUTCOME_IGNORED;
     }
 
     private ApiException transactionConflict(CallbackRequest callback, Source source, Optional<String> boundTo) {

@@ -697,6 +697,32 @@ public abstract class DatabaseSuite {
 
     // ----- Audit trail -----
 
+    /**
+     * Issue 6: a callback that moves an order is logged in the transition's own transaction (one commit on the hot
+     * path), so the two stand or fall together: no order is paid without its callback on record.
+     */
+    @Test
+    void should_not_move_an_order_whose_callback_cannot_be_logged() throws Exception {
+        app.createOrder("LOGFAIL-1", "19.99", "EUR");
+        var before = app.snapshot();
+        app.execute("ALTER TABLE callbacks ADD CONSTRAINT ck_test_refuse_log CHECK (order_number <> 'LOGFAIL-1')");
+        try {
+            Response refused = app.callback("LOGFAIL-1", "gw_lf", "19.99", "EUR", "succeeded");
+            assertThat(refused.status()).isEqualTo(500);
+            assertThat(app.snapshot()).as("the transition and its history row rolled back with the log row")
+                    .isEqualTo(before);
+        } finally {
+            app.execute("ALTER TABLE callbacks DROP CONSTRAINT ck_test_refuse_log");
+        }
+
+        assertThat(app.callback("LOGFAIL-1", "gw_lf", "19.99", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        assertThat(app.callbacks()).singleElement().satisfies(c -> {
+            assertThat(c.get("outcome")).isEqualTo("paid");
+            assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(200);
+        });
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LOGFAIL-1'")).isEqualTo(1);
+    }
+
     @Test
     void should_record_every_callback_with_its_verification_result_and_answer() throws Exception {
         app.createOrder("LOG-1", "19.99", "EUR");

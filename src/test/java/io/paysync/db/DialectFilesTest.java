@@ -74,7 +74,8 @@ class DialectFilesTest {
             for (String stmt : List.of("mark-order-paid", "mark-order-failed")) {
                 String sql = d.sql(stmt).replaceAll("\\s+", " ");
                 assertThat(sql).as(d + " " + stmt).startsWith("UPDATE orders SET")
-                        .containsPattern("WHERE order_number = :orderNumber AND payment_status = N?'Pending'$");
+                        .containsPattern("WHERE order_number = :orderNumber AND payment_status = N?'Pending'"
+                                + " AND currency = :currency AND amount = :amount$");
             }
         }
     }

@@ -490,11 +490,13 @@ public abstract class InterleavingSuite {
 
     private String markPaid(Connection c, String order) {
         return String.valueOf(jdbc(c).update(sql("mark-order-paid"), new MapSqlParameterSource("orderNumber", order)
-                .addValue("transactionId", "gw-" + order).addValue("now", Database.utc(T0.plusMillis(500)))));
+                .addValue("transactionId", "gw-" + order).addValue("now", Database.utc(T0.plusMillis(500)))
+                .addValue("currency", "EUR").addValue("amount", new BigDecimal("19.99"))));
     }
 
     private String markFailed(Connection c, String order) {
-        return String.valueOf(jdbc(c).update(sql("mark-order-failed"), Map.of("orderNumber", order)));
+        return String.valueOf(jdbc(c).update(sql("mark-order-failed"), Map.of("orderNumber", order, "currency", "EUR",
+                "amount", new BigDecimal("19.99"))));
     }
 
     /** The history row OrderRepository writes in the same transaction, only when its update moved the order. */
