@@ -1,54 +1,166 @@
 #!/usr/bin/env bash
-# B1: signed callback ingest on PostgreSQL (each request a real Pending -> Paid), beside pgbench running the same
-# guarded UPDATE and history insert at the same concurrency. Usage: bash bench/b1-callbacks.sh [connections] [seconds]
-# Writes target/bench/b1.txt. Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
+# B1: signed callback ingest on PostgreSQL, each request a real Pending -> Paid, three cells side by side:
+#   paysync  the jar (prod profile), POST /api/payments/callback
+#   vertx    bench/ingest's plain Vert.x handler: same checks, same statements in one transaction, same pool size
+#   pgbench  the same guarded UPDATE and history row in one transaction (bench/pgbench-callback.sql)
+# Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a 10 s warm-up, median and range.
+# Latency: bench/ingest's fixed-rate client (HdrHistogram, open loop) at 50 % and 80 % of Paysync's peak against both
+# HTTP cells. Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
+# Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=3; B1_ONLY=paysync for Paysync's cells alone)
+# Writes target/bench/b1.md.
+# Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
 source "$(dirname "$0")/common.sh"
 CONNS=${1:-16}
 SECS=${2:-30}
-ORDERS=${B1_ORDERS:-400000}
+REPS=${B1_REPS:-3}
+ORDERS=${B1_ORDERS:-900000}
+SLICE=${B1_SLICE:-150000}  # orders signed for one wrk run: more than a run can use
+BASE_PORT=$((BENCH_PORT + 2))
+INGEST=bench/ingest/target
+[ -d "$INGEST/lib" ] || mvn -q -B -f bench/ingest/pom.xml package
+CP="$INGEST/classes:$INGEST/lib/*"
+RESULT="$OUT/b1.md"
+FIXED="$OUT/b1-fixed.md"
+: > "$FIXED"
 
-seed() { # a fresh database with ORDERS Pending orders B-1..B-n and a sequence for pgbench
+seed() { # a fresh database with ORDERS Pending orders B-1..B-n (the schema migrated by Paysync itself)
   fresh_db
   start_paysync "$OUT/b1-migrate.log"; wait_ready > /dev/null; stop_paysync
   psql -q -d "$BENCH_DB" -c "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status,
       sync_attempts, created_at) SELECT 'B-' || i, 10.00, 'EUR', 'Pending', 'Pending', 0, now()
-      FROM generate_series(1, $ORDERS) i" -c "CREATE SEQUENCE bench_order_ids" -c "VACUUM ANALYZE" -c "CHECKPOINT"
+      FROM generate_series(1, $ORDERS) i" -c "CREATE SEQUENCE bench_order_ids" \
+      -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "VACUUM ANALYZE" -c "CHECKPOINT"
+  NEXT=1
 }
 
-# Paysync under wrk
-seed
-python3 - "$ORDERS" "$BENCH_SECRET" > "$OUT/callbacks.txt" <<'PY'
+sign() { # sign FIRST COUNT > file: one signed request per line for wrk, timestamped now
+  python3 - "$1" "$2" "$BENCH_SECRET" <<'PY'
 import base64, hashlib, hmac, sys, time
-n, secret = int(sys.argv[1]), sys.argv[2]
+first, n, secret = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 key = base64.b64decode(secret[len("whsec_"):])
 ts = str(int(time.time()))
-for i in range(1, n + 1):
+for i in range(first, first + n):
     body = '{"orderNumber":"B-%d","transactionId":"gw_%d","amount":"10.00","currency":"EUR","status":"succeeded"}' % (i, i)
     mid = "msg_%d" % i
     sig = base64.b64encode(hmac.new(key, ("%s.%s.%s" % (mid, ts, body)).encode(), hashlib.sha256).digest()).decode()
     print("%s\t%s\tv1,%s\t%s" % (mid, ts, sig, body))
 PY
+}
+
+q() { psql -Atq -d "$BENCH_DB" -c "$1"; }
+cpu_of() { [ -n "${1:-}" ] && awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; } # ticks
+busy() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8}' /proc/stat; } # whole machine: server, PostgreSQL, load
+stats_begin() {
+  q "SELECT pg_stat_statements_reset()" > /dev/null
+  S_COMMITS=$(q "SELECT xact_commit FROM pg_stat_database WHERE datname = '$BENCH_DB'")
+  S_WAL=$(q "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn")
+  S_PAID=$(q "SELECT count(*) FROM orders WHERE payment_status = 'Paid'")
+  S_CPU=$(cpu_of "${1:-}"); S_BUSY=$(busy)
+}
+stats_end() { # prints: paid commits/req statements/req WAL-bytes/req server-CPU-ms/req machine-CPU-ms/req
+  local paid commits wal stmts cpu pg hz
+  hz=$(getconf CLK_TCK)
+  paid=$(( $(q "SELECT count(*) FROM orders WHERE payment_status = 'Paid'") - S_PAID ))
+  commits=$(( $(q "SELECT xact_commit FROM pg_stat_database WHERE datname = '$BENCH_DB'") - S_COMMITS ))
+  wal=$(( $(q "SELECT pg_current_wal_lsn() - '0/0'::pg_lsn" | cut -d. -f1) - ${S_WAL%.*} ))
+  stmts=$(q "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+             WHERE d.datname = '$BENCH_DB' AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_current_wal%'")
+  cpu=$(( $(cpu_of "${1:-}") - S_CPU )); pg=$(( $(busy) - S_BUSY ))
+  python3 -c "p=max($paid,1); print($paid, round($commits/p, 2), round($stmts/p, 2), round($wal/p), \
+    round($cpu*1000/$hz/p, 3), round($pg*1000/$hz/p, 3))"
+}
+
+# peak NAME PORT PID: warm-up, then REPS wrk runs on fresh slices of orders; appends rows, sets PEAK (median req/s)
+peak() {
+  local name=$1 port=$2 pid=$3 rates=()
+  sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
+  B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d10s -s bench/callbacks.lua \
+    "http://127.0.0.1:$port" > "$OUT/b1-$name-warmup.txt"
+  for rep in $(seq 1 "$REPS"); do
+    sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
+    q "CHECKPOINT" > /dev/null
+    stats_begin "$pid"
+    B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua \
+      "http://127.0.0.1:$port" > "$OUT/b1-$name-$rep.txt"
+    read -r paid cpr spr wpr cpu pgcpu <<< "$(stats_end "$pid")"
+    local rps lat err
+    rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/b1-$name-$rep.txt")
+    lat=$(grep -E '^latency p50' "$OUT/b1-$name-$rep.txt" | sed 's/latency //')
+    err=$(awk '/non-2xx or socket errors/ {print $NF}' "$OUT/b1-$name-$rep.txt")
+    echo "| $name | $rep | $rps | $paid | $err | $lat | $cpr | $spr | $wpr | $cpu | $pgcpu |" >> "$RESULT.peak"
+    rates+=("$rps")
+  done
+  PEAK=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
+  echo "$name peak (median of ${rates[*]}): $PEAK req/s"
+}
+
+fixed() { # fixed NAME PORT RATE
+  java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" 5 "$CONNS" "$NEXT" \
+    "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
+  NEXT=$((NEXT + $3 * (SECS + 5) + 1))
+}
+
+: > "$RESULT.peak"
+exec 9> /tmp/paysync-bench.lock; flock 9
+
+# 1. Paysync
+seed
 start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
-# warm-up (JIT), then the measured run, on separate slices of orders
-B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d10s -s bench/callbacks.lua \
-  "http://127.0.0.1:$BENCH_PORT" > "$OUT/b1-warmup.txt"
-warm=$(psql -Atq -d "$BENCH_DB" -c "SELECT count(*) FROM orders WHERE payment_status = 'Paid'")
-tail -n +$((warm + 1)) "$OUT/callbacks.txt" > "$OUT/callbacks-run.txt"
-B1_THREADS=2 B1_REQUESTS="$OUT/callbacks-run.txt" wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua \
-  "http://127.0.0.1:$BENCH_PORT" | tee "$OUT/b1-wrk.txt"
-paid=$(psql -Atq -d "$BENCH_DB" -c "SELECT count(*) FROM orders WHERE payment_status = 'Paid'")
+peak paysync "$BENCH_PORT" "$PAYSYNC_PID"; PAYSYNC_PEAK=$PEAK
+R50=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.5))"); R80=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.8))")
+fixed "paysync-at-50pct" "$BENCH_PORT" "$R50"
+fixed "paysync-at-80pct" "$BENCH_PORT" "$R80"
 stop_paysync
 
-# pgbench, same statements, same concurrency, fresh data
+if [ "${B1_ONLY:-}" = paysync ]; then cat "$RESULT.peak"; exit 0; fi # a quick look at Paysync alone
+
+# 2. plain Vert.x handler, same database work
+seed
+BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
+BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
+  java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 &
+BASE_PID=$!
+until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
+peak vertx "$BASE_PORT" "$BASE_PID"; VERTX_PEAK=$PEAK
+fixed "vertx-at-50pct" "$BASE_PORT" "$R50"
+fixed "vertx-at-80pct" "$BASE_PORT" "$R80"
+kill "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true
+
+# 3. pgbench, same UPDATE and history row, same concurrency
 seed
 pgbench -n -c"$CONNS" -j2 -T10 -f bench/pgbench-callback.sql "$BENCH_DB" > /dev/null 2>&1 # warm-up
-pgbench -n -c"$CONNS" -j2 -T"$SECS" -f bench/pgbench-callback.sql "$BENCH_DB" | tee "$OUT/b1-pgbench.txt"
+tps_all=()
+for rep in $(seq 1 "$REPS"); do
+  q "CHECKPOINT" > /dev/null
+  stats_begin ""
+  pgbench -n -c"$CONNS" -j2 -T"$SECS" -f bench/pgbench-callback.sql "$BENCH_DB" > "$OUT/b1-pgbench-$rep.txt" 2>&1
+  read -r paid cpr spr wpr cpu pgcpu <<< "$(stats_end "")"
+  tps=$(awk '/^tps/ {print $3}' "$OUT/b1-pgbench-$rep.txt")
+  lat=$(awk '/latency average/ {print "average " $4 " ms"}' "$OUT/b1-pgbench-$rep.txt")
+  echo "| pgbench | $rep | $tps | $paid | 0 | $lat | $cpr | $spr | $wpr | - | $pgcpu |" >> "$RESULT.peak"
+  tps_all+=("$tps")
+done
+PGBENCH_TPS=$(printf '%s\n' "${tps_all[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
+pgbench -n -c"$CONNS" -j2 -T"$SECS" -R"$R80" -f bench/pgbench-callback.sql "$BENCH_DB" \
+  > "$OUT/b1-pgbench-at-80pct.txt" 2>&1 || true
 
-rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/b1-wrk.txt")
-tps=$(awk '/^tps/ {print $3}' "$OUT/b1-pgbench.txt")
+ratio() { python3 -c "print(round(float('$1') / float('$2'), 2))"; }
+p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIXED"; }
 {
-  echo "B1 $(date -u +%FT%TZ), $(nproc) cores, $CONNS connections, ${SECS} s after a 10 s warm-up, pool ${BENCH_POOL:-8}"
-  echo "paysync callbacks: $rps req/s ($(grep -E 'latency p50' "$OUT/b1-wrk.txt")); orders Paid in all: $paid"
-  echo "pgbench same UPDATE + history row: $tps tps"
-  echo "ratio paysync / pgbench: $(python3 -c "print(round($rps / $tps, 2))")"
-} | tee "$OUT/b1.txt"
+  echo "B1 $(date -u +%FT%TZ), $(nproc) cores, $CONNS connections, $REPS x ${SECS} s after a 10 s warm-up, pool ${BENCH_POOL:-8}"
+  echo
+  echo "| cell | run | req/s or tps | orders paid | errors | latency (closed loop) | commits/req | statements/req | WAL bytes/req | server CPU ms/req | machine CPU ms/req |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  cat "$RESULT.peak"
+  echo
+  echo "Fixed rate (open loop, latency from when each request was due; 5 s unrecorded warm-up, then ${SECS} s):"
+  echo
+  echo "| cell | offered req/s | recorded req/s | recorded | statuses | errors | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  cat "$FIXED"
+  echo
+  echo "Peaks (medians): paysync $PAYSYNC_PEAK req/s, vertx $VERTX_PEAK req/s, pgbench $PGBENCH_TPS tps"
+  echo "paysync / pgbench: $(ratio "$PAYSYNC_PEAK" "$PGBENCH_TPS") (target >= 0.80)"
+  echo "paysync / vertx: $(ratio "$PAYSYNC_PEAK" "$VERTX_PEAK") (target >= 0.85)"
+  echo "p99 paysync / vertx at 50 %: $(ratio "$(p99 paysync-at-50pct)" "$(p99 vertx-at-50pct)"), at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 vertx-at-80pct)") (target <= 1.2)"
+} | tee "$RESULT"

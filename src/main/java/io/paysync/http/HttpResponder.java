@@ -3,6 +3,7 @@ package io.paysync.http;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import io.vertx.core.buffer.Buffer;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.Processor;
@@ -46,7 +47,9 @@ public class HttpResponder implements Processor {
         out.setHeader(Exchange.HTTP_RESPONSE_CODE, status);
         out.setHeader(Exchange.CONTENT_TYPE, "application/json; charset=utf-8");
         out.setHeader("Cache-Control", "no-store");
-        out.setBody(Json.write(body));
+        // A Vert.x Buffer, not a byte[]: Camel 4.18's platform-http-vertx writes a Buffer at once, but turns a byte[]
+        // into an InputStream pumped through blocking reads on the worker pool (issue 6's profile of the callback).
+        out.setBody(Buffer.buffer(Json.write(body)));
     }
 
     public static Map<String, String> error(String code, String message) {

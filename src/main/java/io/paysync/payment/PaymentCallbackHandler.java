@@ -19,6 +19,7 @@ import io.paysync.order.OrderRepository;
 import io.paysync.order.PaymentStatus;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
+import org.apache.camel.Processor;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
@@ -26,7 +27,7 @@ import org.springframework.dao.DuplicateKeyException;
  * current state decides the answer explicitly: a duplicate is a success, anything else is a conflict an operator
  * should see (an anomaly). Nothing is decided from a read taken before the UPDATE.
  */
-public class PaymentCallbackHandler {
+public class PaymentCallbackHandler implements Processor {
 
     public static final String OUTCOME_PAID = "paid";
     public static final String OUTCOME_ALREADY_PAID = "already-paid";
@@ -54,6 +55,15 @@ public class PaymentCallbackHandler {
         this.verifier = verifier;
         this.orders = orders;
         this.callbacks = callbacks;
+    }
+
+    /**
+     * The callback route's step ({@code process}, not {@code bean}: no parameter binding on the hot path): the
+     * {@link #handle} answer becomes the body the responder writes.
+     */
+    @Override
+    public void process(Exchange exchange) {
+        exchange.getMessage().setBody(handle(exchange));
     }
 
     /**
