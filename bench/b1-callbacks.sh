@@ -57,7 +57,8 @@ stats_begin() {
   S_PAID=$(q "SELECT count(*) FROM orders WHERE payment_status = 'Paid'")
   S_CPU=$(cpu_of "${1:-}"); S_BUSY=$(busy)
 }
-stats_end() { # prints: paid commits/req statements/req WAL-bytes/req server-CPU-ms/req machine-CPU-ms/req
+stats_end() { # stats_end PID CLIENT_CPU_SECONDS; prints: paid, then per request: commits, statements, WAL bytes,
+  # CPU ms of the server JVM, of the load client, of the rest (PostgreSQL, the kernel, anything else), of the machine
   local paid commits wal stmts cpu pg hz
   hz=$(getconf CLK_TCK)
   paid=$(( $(q "SELECT count(*) FROM orders WHERE payment_status = 'Paid'") - S_PAID ))
@@ -66,8 +67,8 @@ stats_end() { # prints: paid commits/req statements/req WAL-bytes/req server-CPU
   stmts=$(q "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
              WHERE d.datname = '$BENCH_DB' AND query NOT ILIKE '%pg_stat%' AND query NOT ILIKE '%pg_current_wal%'")
   cpu=$(( $(cpu_of "${1:-}") - S_CPU )); pg=$(( $(busy) - S_BUSY ))
-  python3 -c "p=max($paid,1); print($paid, round($commits/p, 2), round($stmts/p, 2), round($wal/p), \
-    round($cpu*1000/$hz/p, 3), round($pg*1000/$hz/p, 3))"
+  python3 -c "p=max($paid,1); s=$cpu*1000/$hz/p; c=$2*1000/p; m=$pg*1000/$hz/p; \
+    print($paid, round($commits/p, 2), round($stmts/p, 2), round($wal/p), round(s, 3), round(c, 3), round(m-s-c, 3), round(m, 3))"
 }
 
 # peak NAME PORT PID: warm-up, then REPS wrk runs on fresh slices of orders; appends rows, sets PEAK (median req/s)
@@ -80,14 +81,14 @@ peak() {
     sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
     q "CHECKPOINT" > /dev/null
     stats_begin "$pid"
-    B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua \
-      "http://127.0.0.1:$port" > "$OUT/b1-$name-$rep.txt"
-    read -r paid cpr spr wpr cpu pgcpu <<< "$(stats_end "$pid")"
+    B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" /usr/bin/time -f "%U %S" -o "$OUT/b1-client-cpu.txt" \
+      wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua "http://127.0.0.1:$port" > "$OUT/b1-$name-$rep.txt"
+    read -r paid cpr spr wpr cpu client rest machine <<< "$(stats_end "$pid" "$(awk '{print $1 + $2}' "$OUT/b1-client-cpu.txt")")"
     local rps lat err
     rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/b1-$name-$rep.txt")
     lat=$(grep -E '^latency p50' "$OUT/b1-$name-$rep.txt" | sed 's/latency //')
     err=$(awk '/non-2xx or socket errors/ {print $NF}' "$OUT/b1-$name-$rep.txt")
-    echo "| $name | $rep | $rps | $paid | $err | $lat | $cpr | $spr | $wpr | $cpu | $pgcpu |" >> "$RESULT.peak"
+    echo "| $name | $rep | $rps | $paid | $err | $lat | $cpr | $spr | $wpr | $cpu | $client | $rest | $machine |" >> "$RESULT.peak"
     rates+=("$rps")
   done
   PEAK=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
@@ -133,11 +134,12 @@ tps_all=()
 for rep in $(seq 1 "$REPS"); do
   q "CHECKPOINT" > /dev/null
   stats_begin ""
-  pgbench -n -c"$CONNS" -j2 -T"$SECS" -f bench/pgbench-callback.sql "$BENCH_DB" > "$OUT/b1-pgbench-$rep.txt" 2>&1
-  read -r paid cpr spr wpr cpu pgcpu <<< "$(stats_end "")"
+  /usr/bin/time -f "%U %S" -o "$OUT/b1-client-cpu.txt" \
+    pgbench -n -c"$CONNS" -j2 -T"$SECS" -f bench/pgbench-callback.sql "$BENCH_DB" > "$OUT/b1-pgbench-$rep.txt" 2>&1
+  read -r paid cpr spr wpr cpu client rest machine <<< "$(stats_end "" "$(awk '{print $1 + $2}' "$OUT/b1-client-cpu.txt")")"
   tps=$(awk '/^tps/ {print $3}' "$OUT/b1-pgbench-$rep.txt")
   lat=$(awk '/latency average/ {print "average " $4 " ms"}' "$OUT/b1-pgbench-$rep.txt")
-  echo "| pgbench | $rep | $tps | $paid | 0 | $lat | $cpr | $spr | $wpr | - | $pgcpu |" >> "$RESULT.peak"
+  echo "| pgbench | $rep | $tps | $paid | 0 | $lat | $cpr | $spr | $wpr | - | $client | $rest | $machine |" >> "$RESULT.peak"
   tps_all+=("$tps")
 done
 PGBENCH_TPS=$(printf '%s\n' "${tps_all[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
@@ -149,8 +151,8 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
 {
   echo "B1 $(date -u +%FT%TZ), $(nproc) cores, $CONNS connections, $REPS x ${SECS} s after a 10 s warm-up, pool ${BENCH_POOL:-8}"
   echo
-  echo "| cell | run | req/s or tps | orders paid | errors | latency (closed loop) | commits/req | statements/req | WAL bytes/req | server CPU ms/req | machine CPU ms/req |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| cell | run | req/s or tps | orders paid | errors | latency (closed loop) | commits/req | statements/req | WAL bytes/req | CPU ms/req: server | load client | PostgreSQL and rest | machine |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$RESULT.peak"
   echo
   echo "Fixed rate (open loop, latency from when each request was due; 5 s unrecorded warm-up, then ${SECS} s):"
@@ -158,6 +160,8 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
   echo "| cell | offered req/s | recorded req/s | recorded | statuses | errors | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$FIXED"
+  echo
+  echo "pgbench at the same 80 % rate (-R $R80, schedule lag included): $(grep -E 'latency (average|stddev)' "$OUT/b1-pgbench-at-80pct.txt" | tr -s ' ' | tr '\n' ';')"
   echo
   echo "Peaks (medians): paysync $PAYSYNC_PEAK req/s, vertx $VERTX_PEAK req/s, pgbench $PGBENCH_TPS tps"
   echo "paysync / pgbench: $(ratio "$PAYSYNC_PEAK" "$PGBENCH_TPS") (target >= 0.80)"

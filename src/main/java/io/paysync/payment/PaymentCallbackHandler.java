@@ -122,7 +122,6 @@ public class PaymentCallbackHandler implements Processor {
         return new Source(webhookId, TransitionLog.Cause.callback(webhookId), "callback says ", false);
     }
 
-
     /**
      * Applies a final answer of the gateway's status API ({@link PaymentReconciliation}) with exactly the checks and
      * guarded transitions of a callback. The same answer comes back every round, so each of its anomalies is recorded
@@ -161,7 +160,8 @@ public class PaymentCallbackHandler implements Processor {
         CallbackRequest callback = CallbackRequest.parse(fields);
         return ApiReply.ok(Map.of("outcome",
                 apply(callback, new Source(eventId, new TransitionLog.Cause(gateway + " event " + eventId,
-                        TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false), NOTHING)));
+                        TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false),
+                        NOTHING)));
     }
 
     /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
