@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Issue 6's one run: every benchmark in turn on this machine, then the summary of ratios.
+# Usage: bash bench/run-all.sh     (about 30 minutes; nothing else should run on the machine meanwhile)
+# Writes target/bench/b1.md, b2.md, b3.md, b4.txt and target/bench/summary.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mvn -q -B package -DskipTests
+mvn -q -B -f bench/ingest/pom.xml package
+for b in b4-startup b1-callbacks b2-sync b3-growth; do
+  [ -f "bench/$b.sh" ] || { echo "bench/$b.sh missing"; continue; }
+  echo "=== $b ($(date -u +%T))"
+  bash "bench/$b.sh"
+done
+{
+  echo "# One run, $(date -u +%FT%TZ), $(nproc) cores, $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD)"
+  for f in b4.txt b1.md b2.md b3.md; do
+    [ -f "target/bench/$f" ] && { echo; echo "## $f"; echo; cat "target/bench/$f"; }
+  done
+} > target/bench/summary.md
+echo "summary: target/bench/summary.md"
