@@ -95,6 +95,14 @@ peak() {
   echo "$name peak (median of ${rates[*]}): $PEAK req/s"
 }
 
+consistent() { # every Paid order has exactly its history row and (HTTP cells) its callbacks row; appends the line
+  local paid hist audit
+  paid=$(q "SELECT count(*) FROM orders WHERE payment_status = 'Paid'")
+  hist=$(q "SELECT count(*) FROM order_transitions WHERE to_status = 'Paid'")
+  audit=$(q "SELECT count(*) FROM callbacks WHERE outcome = 'paid'")
+  echo "$1: $paid orders Paid, $hist Pending -> Paid history rows, $audit callbacks logged as paid" >> "$RESULT.check"
+}
+
 fixed() { # fixed NAME PORT RATE
   java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" 5 "$CONNS" "$NEXT" \
     "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
@@ -102,6 +110,7 @@ fixed() { # fixed NAME PORT RATE
 }
 
 : > "$RESULT.peak"
+: > "$RESULT.check"
 exec 9> /tmp/paysync-bench.lock; flock 9
 
 # 1. Paysync
@@ -111,6 +120,7 @@ peak paysync "$BENCH_PORT" "$PAYSYNC_PID"; PAYSYNC_PEAK=$PEAK
 R50=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.5))"); R80=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.8))")
 fixed "paysync-at-50pct" "$BENCH_PORT" "$R50"
 fixed "paysync-at-80pct" "$BENCH_PORT" "$R80"
+consistent paysync
 stop_paysync
 
 if [ "${B1_ONLY:-}" = paysync ]; then cat "$RESULT.peak"; exit 0; fi # a quick look at Paysync alone
@@ -125,6 +135,7 @@ until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; d
 peak vertx "$BASE_PORT" "$BASE_PID"; VERTX_PEAK=$PEAK
 fixed "vertx-at-50pct" "$BASE_PORT" "$R50"
 fixed "vertx-at-80pct" "$BASE_PORT" "$R80"
+consistent vertx
 kill "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true
 
 # 3. pgbench, same UPDATE and history row, same concurrency
@@ -162,6 +173,10 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
   cat "$FIXED"
   echo
   echo "pgbench at the same 80 % rate (-R $R80, schedule lag included): $(grep -E 'latency (average|stddev)' "$OUT/b1-pgbench-at-80pct.txt" | tr -s ' ' | tr '\n' ';')"
+  echo
+  echo "Consistency after each HTTP cell (the numbers of each line must be equal):"
+  echo
+  sed 's/^/- /' "$RESULT.check"
   echo
   echo "Peaks (medians): paysync $PAYSYNC_PEAK req/s, vertx $VERTX_PEAK req/s, pgbench $PGBENCH_TPS tps"
   echo "paysync / pgbench: $(ratio "$PAYSYNC_PEAK" "$PGBENCH_TPS") (target >= 0.80)"
