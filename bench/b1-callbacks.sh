@@ -104,8 +104,10 @@ consistent() { # every Paid order has exactly its history row and (HTTP cells) i
 }
 
 fixed() { # fixed NAME PORT RATE
-  java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" 5 "$CONNS" "$NEXT" \
+  /usr/bin/time -f "%U %S" -o "$OUT/b1-fixed-cpu.txt" \
+    java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" 5 "$CONNS" "$NEXT" \
     "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
+  echo "fixed-rate client $1: $(awk '{print $1 + $2}' "$OUT/b1-fixed-cpu.txt") s of CPU for $(( $3 * (SECS + 5) )) requests (signing before the clock included)" >> "$RESULT.check"
   NEXT=$((NEXT + $3 * (SECS + 5) + 1))
 }
 
@@ -174,7 +176,7 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
   echo
   echo "pgbench at the same 80 % rate (-R $R80, schedule lag included): $(grep -E 'latency (average|stddev)' "$OUT/b1-pgbench-at-80pct.txt" | tr -s ' ' | tr '\n' ';')"
   echo
-  echo "Consistency after each HTTP cell (the numbers of each line must be equal):"
+  echo "Consistency after each HTTP cell (the numbers of each such line must be equal), and the fixed-rate client's CPU:"
   echo
   sed 's/^/- /' "$RESULT.check"
   echo
