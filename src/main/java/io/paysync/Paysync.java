@@ -42,6 +42,10 @@ public final class Paysync {
     /** A configured, not yet started runtime; tests start it with {@link Main#start()}. */
     public static Main create() {
         Main main = new Main(Paysync.class);
+        // PaysyncConfiguration binds every bean by hand, so it is named here instead of found by scanning the
+        // io.paysync package on the class path at each start (bench/RESULTS-B4.md).
+        main.configure().setBasePackageScanEnabled(false);
+        main.configure().addConfiguration(PaysyncConfiguration.class);
         String profile = activeProfile();
         main.configure().setProfile(profile);
         main.addInitialProperty("camel.main.profile", profile);
