@@ -16,7 +16,9 @@ import org.apache.camel.main.Main;
  *
  * <p>
  * {@code java -jar paysync.jar} runs the service; {@code java -jar paysync.jar sign '<json>'} prints the Standard
- * Webhooks headers for a callback body (a helper for trying the callback by hand).
+ * Webhooks headers for a callback body (a helper for trying the callback by hand); {@code java
+ * -XX:ArchiveClassesAtExit=paysync.jsa -jar paysync.jar train} writes the class data sharing archive that makes
+ * the start faster ({@link CdsTraining}).
  */
 public final class Paysync {
 
@@ -30,6 +32,9 @@ public final class Paysync {
         if (args.length > 0 && "sign".equals(args[0])) {
             System.exit(CallbackSigner.run(args));
         }
+        if (args.length == 1 && "train".equals(args[0])) {
+            System.exit(CdsTraining.run());
+        }
         int status = create().run(args);
         System.exit(status);
     }
@@ -37,6 +42,10 @@ public final class Paysync {
     /** A configured, not yet started runtime; tests start it with {@link Main#start()}. */
     public static Main create() {
         Main main = new Main(Paysync.class);
+        // PaysyncConfiguration binds every bean by hand, so it is named here instead of found by scanning the
+        // io.paysync package on the class path at each start (bench/RESULTS-B4.md).
+        main.configure().setBasePackageScanEnabled(false);
+        main.configure().addConfiguration(PaysyncConfiguration.class);
         String profile = activeProfile();
         main.configure().setProfile(profile);
         main.addInitialProperty("camel.main.profile", profile);

@@ -59,9 +59,11 @@ public final class Database implements AutoCloseable {
                 .locations(dialect.migrationLocation())
                 .load();
         MigrateResult result = flyway.migrate();
-        var current = flyway.info().current();
+        // The version from the migration's own result: flyway.info() would scan the migrations and read the history
+        // table a second time, on every start (bench/RESULTS-B4.md).
+        String current = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         LOG.info("Database schema ({}) at version {} ({} migrations applied now)", dialect.folder(),
-                current == null ? "none" : current.getVersion(), result.migrationsExecuted);
+                current == null ? "none" : current, result.migrationsExecuted);
     }
 
     public DataSource dataSource() {

@@ -1,0 +1,75 @@
+package io.paysync;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URL;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.apache.camel.main.Main;
+
+/**
+ * {@code java -XX:ArchiveClassesAtExit=paysync.jsa -jar paysync.jar train}: the training run that writes Paysync's
+ * Class Data Sharing archive (the build does it, see the pom and README "Start-up").
+ *
+ * <p>
+ * Starting Paysync means loading, verifying and linking about 10,000 classes, most of the start-up time on a small
+ * machine. This run starts the runtime the way production does (the {@code prod} profile, every route, the HTTP server,
+ * Jolokia with its policy, metrics, health checks), on an in-memory H2 database and a free port, so it needs nothing
+ * from the machine; it then asks what a probe and a first client ask, stops, and exits. The JVM writes every class
+ * it loaded into the archive; a later {@code java -XX:SharedArchiveFile=paysync.jsa -jar paysync.jar} maps them
+ * instead. The settings below are throw-away values for this run only, never used by a real start.
+ */
+final class CdsTraining {
+
+    private CdsTraining() {
+    }
+
+    static int run() throws Exception {
+        System.setProperty("camel.main.profile", "prod");
+        int port;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            port = socket.getLocalPort();
+        }
+        Main main = Paysync.create();
+        Map<String, String> props = new LinkedHashMap<>();
+        props.put("camel.server.port", String.valueOf(port));
+        props.put("camel.management.port", String.valueOf(port));
+        props.put("paysync.db.url", "jdbc:h2:mem:paysync-cds-training;DB_CLOSE_DELAY=-1");
+        props.put("paysync.db.username", "sa");
+        props.put("paysync.db.password", "cds-training");
+        props.put("paysync.db.pool-size", "2");
+        props.put("paysync.gateway.webhook-secret", "whsec_Y2RzLXRyYWluaW5nLW9ubHktbm90LWEtc2VjcmV0IQ==");
+        props.put("paysync.admin.token", "cds-training-only-token");
+        props.put("paysync.third-party.url", "http://127.0.0.1:9/unused");
+        props.forEach(main::addOverrideProperty);
+        // Production runs on PostgreSQL: its driver is loaded here too, although this run cannot connect to one.
+        Class.forName("org.postgresql.Driver");
+        main.start();
+        try {
+            String base = "http://127.0.0.1:" + port;
+            for (String path : new String[] { "/observe/health/ready", "/observe/health/live", "/observe/metrics",
+                    "/api/orders/cds-training", "/api/openapi.yaml" }) {
+                get(base + path);
+            }
+        } finally {
+            main.stop();
+        }
+        return 0;
+    }
+
+    private static void get(String url) throws IOException {
+        HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
+        connection.setConnectTimeout(5_000);
+        connection.setReadTimeout(30_000);
+        int status = connection.getResponseCode();
+        try (InputStream in = status < 400 ? connection.getInputStream() : connection.getErrorStream()) {
+            if (in != null) {
+                in.readAllBytes();
+            }
+        }
+        System.out.println("cds training: GET " + url + " -> " + status);
+    }
+}
