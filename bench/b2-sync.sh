@@ -27,11 +27,12 @@ RATE_50=${B2_RATE_50:-8}  # per worker, stub 50 ms (one call in flight per worke
 
 setup_db
 start_stub "$STUB_PORT"
-RESULTS="$OUT/b2-cells.tsv"
+SUFFIX=${B2_SUFFIX:-}      # e.g. -c8 for a second configuration, so its files sit beside the first
+RESULTS="$OUT/b2$SUFFIX-cells.tsv"
 : > "$RESULTS"
 
 cell() { # cell <peer> <delay> <workers>
-  local peer=$1 delay=$2 w=$3 tag="b2-$1-$2ms-$3w"
+  local peer=$1 delay=$2 w=$3 tag="b2$SUFFIX-$1-$2ms-$3w"
   local rate=$(( (delay == 0 ? RATE_0 : RATE_50) * w )); local feed=$((rate * FEED))
   exec 9> "$LOCK"; flock 9
   reset_data 0 "$feed"
@@ -82,7 +83,12 @@ for delay in $DELAYS; do for w in $WORKERS; do for peer in $PEERS; do
   cell "$peer" "$delay" "$w"
 done; done; done
 
-python3 - "$RESULTS" > "$OUT/b2.md" <<'PY'
+{
+echo "B2 $(date -u +%FT%TZ), $(nproc) cores; per worker: batch ${BENCH_SYNC_BATCH:-50}, period/polling ${BENCH_SYNC_PERIOD_MS:-100} ms,"\
+  "calls in flight ${BENCH_SYNC_CONCURRENCY:-1} (Paysync paysync.sync.concurrency = db-scheduler threads), pool ${BENCH_POOL:-8};"\
+  "backlog $BACKLOG, warm-up $WARM s, window $WINDOW s, feed $FEED s"
+echo
+python3 - "$RESULTS" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 names = {"paysync": "Paysync", "dbs": "db-scheduler"}
@@ -103,4 +109,5 @@ for (peer, d, w), r in sorted(by.items(), key=lambda k: (int(k[0][1]), int(k[0][
     ratio = lambda a, b: round(float(a) / float(b), 2) if float(b) else float('nan')
     print(f"| {d} ms | {w} | **{ratio(r[3], o[3])} x** ({r[3]} / {o[3]}) | **{ratio(r[4], o[4])} x** ({r[4]} / {o[4]}) |")
 PY
-cat "$OUT/b2.md"
+} > "$OUT/b2$SUFFIX.md"
+cat "$OUT/b2$SUFFIX.md"

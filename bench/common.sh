@@ -60,16 +60,19 @@ start_sync_worker() {
   PAYSYNC_GATEWAY_WEBHOOK_SECRET="$BENCH_SECRET" PAYSYNC_ADMIN_TOKEN=bench-admin-token-0123456789 \
   PAYSYNC_THIRD_PARTY_URL="$BENCH_STUB_URL" PAYSYNC_SYNC_ENABLED=true PAYSYNC_PAYMENT_EXPIRY_ENABLED=false \
   PAYSYNC_SYNC_PERIOD_MS=${BENCH_SYNC_PERIOD_MS:-100} PAYSYNC_SYNC_BATCH_SIZE=${BENCH_SYNC_BATCH:-50} \
+  PAYSYNC_SYNC_CONCURRENCY=${BENCH_SYNC_CONCURRENCY:-1} \
   PAYSYNC_SYNC_WORKER_ID="bench-$1" \
   java ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$2" 2>&1 &
   WORKER_PIDS+=($!); WORKER_PORTS+=($port); WORKER_LOGS+=("$2")
 }
 
-# start_dbs_worker <n> <log>: one db-scheduler peer process (threads, pool and batch as Paysync's, see RESULTS).
+# start_dbs_worker <n> <log>: one db-scheduler peer process with Paysync's pool size, polling interval, calls in
+# flight (threads = paysync.sync.concurrency) and batch (lock-and-fetch upper limit x threads = batch size).
 start_dbs_worker() {
+  local threads=${BENCH_DBS_THREADS:-${BENCH_SYNC_CONCURRENCY:-1}}
   java ${BENCH_JAVA_OPTS:-} -cp "$BENCH_TOOLS_CP" io.paysync.bench.DbSchedulerPeer \
-    "jdbc:postgresql://$PGHOST:5432/$BENCH_DB" "$BENCH_STUB_URL" "${BENCH_DBS_THREADS:-1}" "${BENCH_POOL:-8}" \
-    "${BENCH_SYNC_PERIOD_MS:-100}" 0.5 "$(( ${BENCH_SYNC_BATCH:-50} / ${BENCH_DBS_THREADS:-1} ))" > "$2" 2>&1 &
+    "jdbc:postgresql://$PGHOST:5432/$BENCH_DB" "$BENCH_STUB_URL" "$threads" "${BENCH_POOL:-8}" \
+    "${BENCH_SYNC_PERIOD_MS:-100}" 0.5 "$(python3 -c "print(${BENCH_SYNC_BATCH:-50} / $threads)")" > "$2" 2>&1 &
   WORKER_PIDS+=($!); WORKER_PORTS+=(0); WORKER_LOGS+=("$2")
 }
 

@@ -53,6 +53,21 @@ public class SyncRepository {
     }
 
     /**
+     * Records the claims of a batch and writes each order's send key, in one transaction (one commit per batch instead
+     * of one per order): the key says "a send may have started", so it is written before any call of the batch, and a
+     * key that was already there means an earlier attempt may have created the record. Returns the orders, each
+     * marked with whether its key was found.
+     */
+    public List<ClaimedOrder> recordClaimsAndSendKeys(List<ClaimedOrder> claimed, String workerId,
+            org.apache.camel.spi.IdempotentRepository keys) {
+        return db.transactions().execute(status -> {
+            recordClaims(claimed, workerId);
+            // JdbcMessageIdRepository runs each add in a transaction on the same DataSource, so it joins this one.
+            return claimed.stream().map(o -> o.withSendKeyFound(!keys.add(o.orderNumber()))).toList();
+        });
+    }
+
+    /**
      * Extends this worker's lease on one order just before its call, so a batch processed one order after another
      * never outlives its lease. False: the claim is no longer ours (another worker took the order over).
      */
