@@ -39,7 +39,8 @@ CREATE INDEX priority_execution_time_idx on scheduled_tasks (priority desc, exec
 SQL
 }
 
-# reset_data <history rows> <feed orders>: empty tables, then history (final orders, Completed/Failed/Expired),
+# reset_data <history rows> <feed orders>: empty tables, then history (final orders, Completed with their send
+# keys, Failed/Expired never synced),
 # NEVER_PAID Pending orders NP-1.. that must never be sent, and Pending orders F-1.. for the feeder.
 reset_data() {
   local history=$1 feed=$2
@@ -55,6 +56,9 @@ SELECT 'H-' || i, 10.00, 'EUR',
        now() - interval '30 days', CASE WHEN i % 20 < 17 THEN now() - interval '30 days' END,
        CASE WHEN i % 20 < 17 THEN now() - interval '30 days' END, CASE WHEN i % 20 < 17 THEN 1 ELSE 0 END
 FROM generate_series(1, $history) i;
+-- a synced order keeps its send key for good (Camel's message-id table), so the history has them too
+INSERT INTO camel_messageprocessed (processorName, messageId, createdAt)
+SELECT 'third-party-create', order_number, synced_at FROM orders WHERE sync_status = 'Completed';
 INSERT INTO orders (order_number, amount, currency, created_at)
 SELECT 'NP-' || i, 10.00, 'EUR', now() FROM generate_series(1, $NEVER_PAID) i;
 INSERT INTO orders (order_number, amount, currency, created_at)

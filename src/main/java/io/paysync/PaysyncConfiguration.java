@@ -104,7 +104,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("operatorConsole", new OperatorConsole());
         registry.bind("thirdPartySendKeys", sendKeys);
         registry.bind("syncRepository", sync);
-        SyncClaims claims = new SyncClaims(syncSettings, sync, sendKeys);
+        SyncClaims claims = new SyncClaims(syncSettings, sync);
         registry.bind("syncClaims", claims);
         // The threads that send a claimed batch: at most paysync.sync.concurrency calls in flight per instance.
         registry.bind("syncSendPool", io.paysync.sync.CallerRunsExecutor.forConcurrency(context, this,

@@ -11,7 +11,6 @@ import io.paysync.observe.SyncObserver;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.apache.camel.Message;
-import org.apache.camel.spi.IdempotentRepository;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,14 +24,11 @@ public class SyncClaims {
 
     private final SyncSettings settings;
     private final SyncRepository repository;
-    private final IdempotentRepository keys;
     private volatile SyncObserver observer = SyncObserver.NONE;
 
-    /** @param keys the third-party send keys ({@code CAMEL_MESSAGEPROCESSED}, see {@link ThirdPartySync}) */
-    public SyncClaims(SyncSettings settings, SyncRepository repository, IdempotentRepository keys) {
+    public SyncClaims(SyncSettings settings, SyncRepository repository) {
         this.settings = settings;
         this.repository = repository;
-        this.keys = keys;
     }
 
     /** Where the size of every claimed batch is told (the metrics). */
@@ -82,7 +78,7 @@ public class SyncClaims {
             return claimed;
         }
         LOG.debug("Claimed {} orders", claimed.size());
-        return repository.recordClaimsAndSendKeys(claimed, settings.workerId(), keys);
+        return repository.recordClaimsAndSendKeys(claimed, settings.workerId());
     }
 
     /**

@@ -58,12 +58,24 @@ public class SyncRepository {
      * key that was already there means an earlier attempt may have created the record. Returns the orders, each
      * marked with whether its key was found.
      */
-    public List<ClaimedOrder> recordClaimsAndSendKeys(List<ClaimedOrder> claimed, String workerId,
-            org.apache.camel.spi.IdempotentRepository keys) {
+    public List<ClaimedOrder> recordClaimsAndSendKeys(List<ClaimedOrder> claimed, String workerId) {
+        // The key's time is the system clock's, as Camel's repository writes it (see sendKeyAge).
+        java.sql.Timestamp createdAt = new java.sql.Timestamp(System.currentTimeMillis());
         return db.transactions().execute(status -> {
             recordClaims(claimed, workerId);
-            // JdbcMessageIdRepository runs each add in a transaction on the same DataSource, so it joins this one.
-            return claimed.stream().map(o -> o.withSendKeyFound(!keys.add(o.orderNumber()))).toList();
+            int[] written = db.jdbc().batchUpdate(db.sql("insert-send-key"), claimed.stream()
+                    .map(o -> new MapSqlParameterSource("processorName", SEND_KEY_PROCESSOR)
+                            .addValue("messageId", o.orderNumber()).addValue("createdAt", createdAt))
+                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
+            List<ClaimedOrder> marked = new java.util.ArrayList<>(claimed.size());
+            for (int i = 0; i < claimed.size(); i++) {
+                if (written[i] < 0) {
+                    // A driver that does not report per-row counts would make every send look new: refuse.
+                    throw new IllegalStateException("send key insert reported no row count");
+                }
+                marked.add(claimed.get(i).withSendKeyFound(written[i] == 0));
+            }
+            return marked;
         });
     }
 
