@@ -84,7 +84,7 @@ wait_workers_ready() {
       if [ "${WORKER_PORTS[$i]}" != 0 ]; then
         curl -fs -o /dev/null "http://127.0.0.1:${WORKER_PORTS[$i]}/observe/health/ready" && break
       else
-        grep -q "started" "${WORKER_LOGS[$i]}" && break
+        grep -qs "started" "${WORKER_LOGS[$i]}" && break
       fi
       kill -0 "${WORKER_PIDS[$i]}" 2>/dev/null || { echo "worker $i exited, see ${WORKER_LOGS[$i]}" >&2; return 1; }
       sleep 0.05
