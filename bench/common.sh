@@ -10,7 +10,7 @@ mkdir -p "$OUT"
 [ -f target/paysync.jar ] || mvn -q -B package -DskipTests
 
 fresh_db() {
-  psql -q -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB" -c "CREATE DATABASE $BENCH_DB"
+  psql -q -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" -c "CREATE DATABASE $BENCH_DB"
 }
 
 # start_paysync <log>: prod profile, sync and expiry off (B1 measures the callback alone); sets PAYSYNC_PID.
@@ -92,9 +92,16 @@ wait_workers_ready() {
   done
 }
 
-stop_workers() {
+stop_workers() { # SIGTERM (graceful), then SIGKILL whatever still runs after 15 s
   local p
   for p in "${WORKER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 150); do
+    local alive=0
+    for p in "${WORKER_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break
+    sleep 0.1
+  done
+  for p in "${WORKER_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
   for p in "${WORKER_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
   WORKER_PIDS=(); WORKER_PORTS=(); WORKER_LOGS=()
 }

@@ -99,7 +99,9 @@ public final class DbSchedulerPeer {
         });
 
         Scheduler scheduler = Scheduler.create(ds, task).threads(threads).pollingInterval(Duration.ofMillis(pollingMs))
-                .pollUsingLockAndFetch(lower, upper).serializer(new Utf8()).registerShutdownHook().build();
+                .pollUsingLockAndFetch(lower, upper).serializer(new Utf8())
+                // the bench stops workers with SIGTERM between cells: do not wait the default 30 min for executions
+                .shutdownMaxWait(Duration.ofSeconds(5)).registerShutdownHook().build();
         scheduler.start();
         System.out.println("db-scheduler peer " + workerId + " started: threads " + threads + ", pool " + pool
                 + ", polling " + pollingMs + " ms, lock-and-fetch " + lower + "/" + upper);
