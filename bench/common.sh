@@ -9,7 +9,7 @@ OUT=target/bench
 mkdir -p "$OUT"
 
 fresh_db() {
-  psql -q -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB" -c "CREATE DATABASE $BENCH_DB"
+  psql -q -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" -c "CREATE DATABASE $BENCH_DB"
 }
 
 # The class data sharing archive the build writes next to the jar (README "Start-up"), used as the README's run
@@ -59,4 +59,77 @@ wait_ready() {
 stop_paysync() {
   kill "$PAYSYNC_PID" 2>/dev/null || true
   wait "$PAYSYNC_PID" 2>/dev/null || true
+}
+
+# ----- B2/B3 (sync): several Paysync workers with sync on, the bench tools in bench/sync/ -----
+
+BENCH_TOOLS_CP="bench/sync/target/classes:bench/sync/target/lib/*"
+build_bench_tools() {
+  [ -d bench/sync/target/lib ] || mvn -q -B -ntp -f bench/sync/pom.xml package
+}
+
+# start_sync_worker <n> <log>: Paysync worker n (port BENCH_PORT+n), prod profile, sync on against $BENCH_STUB_URL,
+# expiry off (so the never-paid orders stay Pending); appends its pid to WORKER_PIDS and its port to WORKER_PORTS.
+WORKER_PIDS=(); WORKER_PORTS=(); WORKER_LOGS=()
+start_sync_worker() {
+  local port=$((BENCH_PORT + $1))
+  CAMEL_MAIN_PROFILE=prod CAMEL_SERVER_PORT=$port \
+  PAYSYNC_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" PAYSYNC_DB_USERNAME=$PGUSER PAYSYNC_DB_PASSWORD= \
+  PAYSYNC_DB_POOL_SIZE=${BENCH_POOL:-8} \
+  PAYSYNC_GATEWAY_WEBHOOK_SECRET="$BENCH_SECRET" PAYSYNC_ADMIN_TOKEN=bench-admin-token-0123456789 \
+  PAYSYNC_THIRD_PARTY_URL="$BENCH_STUB_URL" PAYSYNC_SYNC_ENABLED=true PAYSYNC_PAYMENT_EXPIRY_ENABLED=false \
+  PAYSYNC_SYNC_PERIOD_MS=${BENCH_SYNC_PERIOD_MS:-100} PAYSYNC_SYNC_BATCH_SIZE=${BENCH_SYNC_BATCH:-50} \
+  PAYSYNC_SYNC_CONCURRENCY=${BENCH_SYNC_CONCURRENCY:-1} \
+  PAYSYNC_SYNC_WORKER_ID="bench-$1" \
+  java ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$2" 2>&1 &
+  WORKER_PIDS+=($!); WORKER_PORTS+=($port); WORKER_LOGS+=("$2")
+}
+
+# start_dbs_worker <n> <log>: one db-scheduler peer process with Paysync's pool size, polling interval, calls in
+# flight (threads = paysync.sync.concurrency) and batch (lock-and-fetch upper limit x threads = batch size).
+start_dbs_worker() {
+  local threads=${BENCH_DBS_THREADS:-${BENCH_SYNC_CONCURRENCY:-1}}
+  java ${BENCH_JAVA_OPTS:-} -cp "$BENCH_TOOLS_CP" io.paysync.bench.DbSchedulerPeer \
+    "jdbc:postgresql://$PGHOST:5432/$BENCH_DB" "$BENCH_STUB_URL" "$threads" "${BENCH_POOL:-8}" \
+    "${BENCH_SYNC_PERIOD_MS:-100}" 0.5 "$(python3 -c "print(${BENCH_SYNC_BATCH:-50} / $threads)")" > "$2" 2>&1 &
+  WORKER_PIDS+=($!); WORKER_PORTS+=(0); WORKER_LOGS+=("$2")
+}
+
+# wait_workers_ready <log...>: Paysync answers /observe/health/ready; the peer prints "started".
+wait_workers_ready() {
+  local i
+  for i in "${!WORKER_PIDS[@]}"; do
+    for _ in $(seq 1 1200); do
+      if [ "${WORKER_PORTS[$i]}" != 0 ]; then
+        curl -fs -o /dev/null "http://127.0.0.1:${WORKER_PORTS[$i]}/observe/health/ready" && break
+      else
+        grep -qs "started" "${WORKER_LOGS[$i]}" && break
+      fi
+      kill -0 "${WORKER_PIDS[$i]}" 2>/dev/null || { echo "worker $i exited, see ${WORKER_LOGS[$i]}" >&2; return 1; }
+      sleep 0.05
+    done
+  done
+}
+
+stop_workers() { # SIGTERM (graceful), then SIGKILL whatever still runs after 15 s
+  local p
+  for p in "${WORKER_PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  for _ in $(seq 1 150); do
+    local alive=0
+    for p in "${WORKER_PIDS[@]}"; do kill -0 "$p" 2>/dev/null && alive=1; done
+    [ $alive = 0 ] && break
+    sleep 0.1
+  done
+  for p in "${WORKER_PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  for p in "${WORKER_PIDS[@]}"; do wait "$p" 2>/dev/null || true; done
+  WORKER_PIDS=(); WORKER_PORTS=(); WORKER_LOGS=()
+}
+
+# start_stub <port>: the third-party stub (bench/sync Stub.java); sets STUB_PID and BENCH_STUB_URL.
+start_stub() {
+  java -Xmx256m -cp "$BENCH_TOOLS_CP" io.paysync.bench.Stub "$1" 0 > "$OUT/stub.log" 2>&1 &
+  STUB_PID=$!
+  BENCH_STUB_URL="http://127.0.0.1:$1"
+  for _ in $(seq 1 200); do curl -fs -o /dev/null "$BENCH_STUB_URL/counts" && return 0; sleep 0.05; done
+  echo "stub did not start" >&2; return 1
 }

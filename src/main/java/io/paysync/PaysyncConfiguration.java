@@ -80,6 +80,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
         SyncRepository sync = new SyncRepository(database, clock);
         // The routes pick their SQL files by dialect: sql:classpath:sql/{{paysync.db.dialect}}/...
         context.getPropertiesComponent().addOverrideProperty("paysync.db.dialect", database.dialect().folder());
+        // The claimed batch is split in parallel only when more than one call may be in flight.
+        context.getPropertiesComponent().addOverrideProperty("paysync.sync.parallel-send",
+                String.valueOf(syncSettings.concurrency() > 1));
 
         // The idempotent consumer's memory of sends whose outcome was never recorded (see ThirdPartySync).
         JdbcMessageIdRepository sendKeys = new JdbcMessageIdRepository(database.dataSource(),
@@ -103,6 +106,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("syncRepository", sync);
         SyncClaims claims = new SyncClaims(syncSettings, sync);
         registry.bind("syncClaims", claims);
+        // The threads that send a claimed batch: at most paysync.sync.concurrency calls in flight per instance.
+        registry.bind("syncSendPool", io.paysync.sync.CallerRunsExecutor.forConcurrency(context, this,
+                syncSettings.concurrency()));
         SyncGate gate = new SyncGate(context);
         registry.bind("syncGate", gate);
         registry.bind("noHiddenRetries", new NoHiddenRetries());

@@ -10,15 +10,36 @@ import io.paysync.order.PaymentStatus;
 
 /**
  * One row the claim returned: what this worker may now send, under its claim token. {@code takenOverClaim}: the claim
- * whose expired lease this one took over (null when the order was Pending).
+ * whose expired lease this one took over (null when the order was Pending). {@code leaseUntil}: the lease this
+ * worker's claim set (null when unknown: the lease is then renewed before the call). {@code sendKeyFound}: the
+ * order's send key was already there when this claim wrote it, so an earlier attempt may have created the record
+ * (in doubt).
  */
 public record ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency,
         PaymentStatus paymentStatus, String transactionId, Instant paidAt, String claimToken, int attempts,
-        String takenOverClaim) {
+        String takenOverClaim, Instant leaseUntil, boolean sendKeyFound) {
+
+    public ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency, PaymentStatus paymentStatus,
+            String transactionId, Instant paidAt, String claimToken, int attempts, String takenOverClaim) {
+        this(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken, attempts,
+                takenOverClaim, null, false);
+    }
 
     public ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency, PaymentStatus paymentStatus,
             String transactionId, Instant paidAt, String claimToken, int attempts) {
         this(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken, attempts, null);
+    }
+
+    /** This order as claimed with a lease until {@code leaseUntil}. */
+    public ClaimedOrder withLeaseUntil(Instant leaseUntil) {
+        return new ClaimedOrder(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken,
+                attempts, takenOverClaim, leaseUntil, sendKeyFound);
+    }
+
+    /** This order with its send key found already written (true) or written by this claim (false). */
+    public ClaimedOrder withSendKeyFound(boolean found) {
+        return new ClaimedOrder(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken,
+                attempts, takenOverClaim, leaseUntil, found);
     }
 
     /** From camel-sql's row map (keys are case-insensitive: H2 upper-cases them, PostgreSQL lower-cases). */

@@ -1,5 +1,6 @@
 package io.paysync.sync;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -8,6 +9,7 @@ import io.paysync.db.Database;
 import io.paysync.observe.SyncObserver;
 
 import org.apache.camel.Exchange;
+import org.apache.camel.Header;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,9 +47,18 @@ public class SyncClaims {
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
     }
 
-    /** Renews the order's lease before its call; false (skip it) when another worker has taken it over. */
+    /**
+     * Just before the order's call: true when this worker's lease certainly outlasts the call. While the lease the
+     * claim set still covers the longest the call can take, nobody can take the order over (a claim takes only
+     * expired leases), so nothing needs writing; otherwise (an order that waited in its batch) the lease is renewed,
+     * fenced by the claim token, and false (skip it) means another worker has taken the order over.
+     */
     public boolean stillOurs(ClaimedOrder order) {
-        boolean ours = repository.renewLease(order, repository.now().plus(settings.lease()));
+        var now = repository.now();
+        if (order.leaseUntil() != null && now.plus(settings.worstCaseCall()).isBefore(order.leaseUntil())) {
+            return true;
+        }
+        boolean ours = repository.renewLease(order, now.plus(settings.lease()));
         if (!ours) {
             LOG.warn("Order {}: claim {} was taken over before its turn in the batch; skipped", order.orderNumber(),
                     order.claimToken());
@@ -55,14 +66,27 @@ public class SyncClaims {
         return ours;
     }
 
-    /** Turns the claimed rows into {@link ClaimedOrder}s and records the claims in the history. */
-    public List<ClaimedOrder> claimed(List<Map<String, Object>> rows) {
-        List<ClaimedOrder> claimed = rows.stream().map(ClaimedOrder::fromRow).toList();
+    /**
+     * Turns the claimed rows into {@link ClaimedOrder}s with the lease this claim set, and records the claims in the
+     * history together with the orders' send keys (one transaction for the batch).
+     */
+    public List<ClaimedOrder> claimed(List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil) {
+        Instant lease = leaseUntil == null ? null : ClaimedOrder.instant(leaseUntil);
+        List<ClaimedOrder> claimed = rows.stream().map(r -> ClaimedOrder.fromRow(r).withLeaseUntil(lease)).toList();
         observer.claimed(claimed.size());
-        if (!claimed.isEmpty()) {
-            repository.recordClaims(claimed, settings.workerId());
-            LOG.debug("Claimed {} orders", claimed.size());
+        if (claimed.isEmpty()) {
+            return claimed;
         }
-        return claimed;
+        LOG.debug("Claimed {} orders", claimed.size());
+        return repository.recordClaimsAndSendKeys(claimed, settings.workerId());
+    }
+
+    /**
+     * Before the order's call: tells the call whether the order's send key was found at claim time (Camel's
+     * duplicate-message flag, as an idempotent consumer would set it), so an earlier attempt's send is in doubt.
+     */
+    public void markSendKey(Exchange exchange) {
+        ClaimedOrder order = exchange.getMessage().getBody(ClaimedOrder.class);
+        exchange.setProperty(Exchange.DUPLICATE_MESSAGE, order != null && order.sendKeyFound());
     }
 }

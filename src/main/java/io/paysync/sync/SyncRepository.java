@@ -53,6 +53,33 @@ public class SyncRepository {
     }
 
     /**
+     * Records the claims of a batch and writes each order's send key, in one transaction (one commit per batch instead
+     * of one per order): the key says "a send may have started", so it is written before any call of the batch, and a
+     * key that was already there means an earlier attempt may have created the record. Returns the orders, each
+     * marked with whether its key was found.
+     */
+    public List<ClaimedOrder> recordClaimsAndSendKeys(List<ClaimedOrder> claimed, String workerId) {
+        // The key's time is the system clock's, as Camel's repository writes it (see sendKeyAge).
+        java.sql.Timestamp createdAt = new java.sql.Timestamp(System.currentTimeMillis());
+        return db.transactions().execute(status -> {
+            recordClaims(claimed, workerId);
+            int[] written = db.jdbc().batchUpdate(db.sql("insert-send-key"), claimed.stream()
+                    .map(o -> new MapSqlParameterSource("processorName", SEND_KEY_PROCESSOR)
+                            .addValue("messageId", o.orderNumber()).addValue("createdAt", createdAt))
+                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
+            List<ClaimedOrder> marked = new java.util.ArrayList<>(claimed.size());
+            for (int i = 0; i < claimed.size(); i++) {
+                if (written[i] < 0) {
+                    // A driver that does not report per-row counts would make every send look new: refuse.
+                    throw new IllegalStateException("send key insert reported no row count");
+                }
+                marked.add(claimed.get(i).withSendKeyFound(written[i] == 0));
+            }
+            return marked;
+        });
+    }
+
+    /**
      * Extends this worker's lease on one order just before its call, so a batch processed one order after another
      * never outlives its lease. False: the claim is no longer ours (another worker took the order over).
      */

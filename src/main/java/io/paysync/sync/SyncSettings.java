@@ -26,7 +26,8 @@ public record SyncSettings(
         boolean lookupEnabled,
         Duration lookupSettle,
         Duration breakerOpenPause,
-        String workerId) {
+        String workerId,
+        int concurrency) {
 
     /** SQL Server escalates to a table lock at 5,000 locks in one statement: stay far below. */
     public static final int MAX_BATCH_SIZE = 1000;
@@ -50,7 +51,8 @@ public record SyncSettings(
                 s.getBoolean("paysync.third-party.lookup-enabled", false),
                 Duration.ofMillis(s.getInt("paysync.third-party.lookup-settle-ms", 60_000, 0, 86_400_000)),
                 Duration.ofSeconds(s.getInt("camel.resilience4j.waitDurationInOpenState", 60, 1, 86_400)),
-                s.getOrDefault("paysync.sync.worker-id", defaultWorkerId()));
+                s.getOrDefault("paysync.sync.worker-id", defaultWorkerId()),
+                s.getInt("paysync.sync.concurrency", 1, 1, 256));
         settings.check();
         return settings;
     }
@@ -61,9 +63,7 @@ public record SyncSettings(
      */
     void check() {
         List<String> problems = new ArrayList<>();
-        // Redelivery delays double each time: delay x (2^n - 1) in all.
-        long worstCaseMs = (long) (inProcessRetries + 1) * (connectTimeoutMs + responseTimeoutMs)
-                + inProcessRetryDelayMs * ((1L << inProcessRetries) - 1);
+        long worstCaseMs = worstCaseCall().toMillis();
         if (worstCaseMs >= lease.toMillis()) {
             problems.add("paysync.sync.lease-seconds (" + lease.toSeconds() + " s) must exceed the longest a worker "
                     + "can spend on one order: (paysync.sync.in-process-retries + 1) x (connect + response timeout)"
@@ -83,6 +83,15 @@ public record SyncSettings(
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);
         }
+    }
+
+    /**
+     * The longest a worker can spend on one order's call: every in-process try at its connect and response timeouts,
+     * plus the redelivery delays, which double each time (delay x (2^n - 1) in all).
+     */
+    public Duration worstCaseCall() {
+        return Duration.ofMillis((long) (inProcessRetries + 1) * (connectTimeoutMs + responseTimeoutMs)
+                + inProcessRetryDelayMs * ((1L << inProcessRetries) - 1));
     }
 
     private static String defaultWorkerId() {

@@ -303,6 +303,30 @@ public abstract class SyncSuite {
         assertThat(workers(a, "Completed")).as("both workers completed some").hasSize(2);
     }
 
+    @Test
+    void should_send_a_claimed_batch_several_orders_at_a_time_and_each_order_once() throws Exception {
+        // 16 orders whose calls take 400 ms each: one by one that is 6.4 s; with paysync.sync.concurrency = 8 the
+        // batch goes out eight calls at a time.
+        stub.faults(r -> Step.lateCreate(400));
+        PaysyncInstance app = worker(Map.of("paysync.sync.concurrency", "8"));
+        app.insertPaidOrders("PAR-", 16);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> app.count(
+                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 16);
+        List<Long> arrivals = stub.requests().stream().map(ThirdPartyStub.Request::atNanos).sorted().toList();
+        assertThat(arrivals.get(7) - arrivals.get(0)).as("the first eight calls were in flight together")
+                .isLessThan(Duration.ofMillis(400).toNanos());
+        for (int i = 0; i < 16; i++) {
+            assertThat(stub.requestsFor("PAR-" + i)).as("PAR-" + i).isEqualTo(1);
+            assertThat(stub.recordsFor("PAR-" + i)).as("PAR-" + i).isEqualTo(1);
+        }
+        // One claim each, recorded with the order's send key in the claim's transaction; nothing taken over.
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND to_status = "
+                + "'Processing'")).isEqualTo(16);
+        assertThat(app.count("SELECT COUNT(*) FROM CAMEL_MESSAGEPROCESSED WHERE messageId LIKE 'PAR-%'"))
+                .isEqualTo(16);
+    }
+
     /** The workers named in the causes of the sync transitions to this status ("claim <token> by <worker>"). */
     private static java.util.Set<String> workers(PaysyncInstance app, String toStatus) throws Exception {
         java.util.Set<String> workers = new java.util.TreeSet<>();

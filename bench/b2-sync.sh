@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# B2: sync throughput and latency, Paysync against db-scheduler (lock-and-fetch) on the same stub and database.
+# Usage: bash bench/b2-sync.sh [delays] [workers] [peers]     defaults: "0 50" "1 2 4" "paysync dbs"
+# Each cell runs under flock /tmp/paysync-bench.lock. Writes target/bench/b2.md (+ per-cell logs and statements).
+#
+# One cell = one peer, one stub delay, W worker processes:
+#  1. fresh data: NEVER_PAID never-paid orders NP-*, feeder orders F-* (Pending), no backlog; start W workers;
+#  2. drain: B2_BACKLOG Paid orders D-* appear in one commit; after B2_WARM s, a B2_WINDOW s window gives
+#     orders/s, commits per order (pg_stat_database.xact_commit) and statements per order (pg_stat_statements);
+#  3. the rest of the backlog is withdrawn (never sent), then the feeder pays F-* at a fixed rate below peak
+#     (B2_RATE_0 or B2_RATE_50 per worker) for B2_FEED s: Paid -> synced p50/p99 from paid_at to synced_at;
+#  4. correctness: duplicates (a second record at the stub for one order) and early sends (a send for an order
+#     never paid, or before its paid_at) from the stub and the database.
+BENCH_DB=${BENCH_DB:-paysync_bench_sync}
+BENCH_PORT=${BENCH_PORT:-18190}
+source "$(dirname "$0")/common.sh"
+source "$(dirname "$0")/sync-common.sh"
+DELAYS=${1:-"0 50"}
+WORKERS=${2:-"1 2 4"}
+PEERS=${3:-"paysync dbs"}
+BACKLOG=${B2_BACKLOG:-30000}
+WARM=${B2_WARM:-4}
+WINDOW=${B2_WINDOW:-20}
+FEED=${B2_FEED:-12}
+RATE_0=${B2_RATE_0:-25}   # per worker, stub 0 ms
+RATE_50=${B2_RATE_50:-8}  # per worker, stub 50 ms (one call in flight per worker: at most 20/s)
+
+setup_db
+start_stub "$STUB_PORT"
+SUFFIX=${B2_SUFFIX:-}      # e.g. -c8 for a second configuration, so its files sit beside the first
+RESULTS="$OUT/b2$SUFFIX-cells.tsv"
+: > "$RESULTS"
+
+cell() { # cell <peer> <delay> <workers>
+  local peer=$1 delay=$2 w=$3 tag="b2$SUFFIX-$1-$2ms-$3w"
+  local rate=$(( (delay == 0 ? RATE_0 : RATE_50) * w )); local feed=$((rate * FEED))
+  exec 9> "$LOCK"; flock 9
+  reset_data 0 "$feed"
+  curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=$delay" > /dev/null
+  start_workers "$peer" "$w" "$tag"
+  seed_backlog "$peer" "$BACKLOG"
+  sleep "$WARM"
+  q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null
+  read -r c0 x0 s0 n0 t0 < <(snapshot)
+  sleep "$WINDOW"
+  read -r c1 x1 s1 n1 t1 < <(snapshot)
+  top_statements > "$OUT/$tag-statements.txt"
+  # withdraw the rest of the backlog: never sent (claims already held finish normally)
+  if [ "$peer" = paysync ]; then
+    q -c "UPDATE orders SET payment_status = 'Failed' WHERE order_number LIKE 'D-%' AND sync_status = 'Pending'"
+  else
+    q -c "DELETE FROM scheduled_tasks WHERE NOT picked" -c "UPDATE orders SET payment_status = 'Failed'
+          WHERE order_number LIKE 'D-%' AND sync_status = 'Pending' AND id::text NOT IN (SELECT task_instance FROM scheduled_tasks)"
+  fi
+  sleep 3
+  java -cp "$BENCH_TOOLS_CP" io.paysync.bench.Feeder "$JDBC_URL" "$peer" "$rate" "$feed" F- > "$OUT/$tag-feeder.txt" 2>&1
+  local waited=0
+  while [ "$(q -c "SELECT /* bench-monitor */ count(*) FROM orders WHERE order_number LIKE 'F-%' AND sync_status <> 'Completed'")" != 0 ] \
+        && [ $waited -lt 300 ]; do sleep 0.1; waited=$((waited + 1)); done
+  read -r p50 p99 fed < <(q -F ' ' -c "SELECT /* bench-monitor */
+      round((percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM synced_at - paid_at)) * 1000)::numeric, 0),
+      round((percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM synced_at - paid_at)) * 1000)::numeric, 0),
+      count(*) FROM orders WHERE order_number LIKE 'F-%' AND sync_status = 'Completed'")
+  sleep 1
+  local counts; counts=$(curl -fs "$BENCH_STUB_URL/counts")
+  local early_db; early_db=$(early_from_db)
+  stop_workers
+  flock -u 9
+  local done=$((c1 - c0)); local secs; secs=$(python3 -c "print($t1 - $t0)")
+  python3 - "$peer" "$delay" "$w" "$done" "$secs" "$((x1 - x0 - 1))" "$((s1 - s0))" "$((n1 - n0))" \
+      "$p50" "$p99" "$fed" "$feed" "$rate" "$early_db" "$counts" >> "$RESULTS" <<'PY'
+import json, sys
+peer, delay, w, done, secs, commits, stmts, stmts_nb, p50, p99, fed, feed, rate, early_db, counts = sys.argv[1:]
+c = json.loads(counts); done = int(done)
+per = lambda v: round(int(v) / done, 2) if done else float('nan')
+print("\t".join(map(str, [peer, delay, w, round(done / float(secs), 1), per(commits), per(stmts), per(stmts_nb),
+      p50, p99, f"{fed}/{feed}", rate, c["duplicates"], c["early"] + int(early_db), c["requests"], c["resent"]])))
+PY
+  tail -1 "$RESULTS"
+}
+
+for delay in $DELAYS; do for w in $WORKERS; do for peer in $PEERS; do
+  cell "$peer" "$delay" "$w"
+done; done; done
+
+{
+echo "B2 $(date -u +%FT%TZ), $(nproc) cores; per worker: batch ${BENCH_SYNC_BATCH:-50}, period/polling ${BENCH_SYNC_PERIOD_MS:-100} ms,"\
+  "calls in flight ${BENCH_SYNC_CONCURRENCY:-1} (Paysync paysync.sync.concurrency = db-scheduler threads), pool ${BENCH_POOL:-8};"\
+  "backlog $BACKLOG, warm-up $WARM s, window $WINDOW s, feed $FEED s"
+echo
+python3 - "$RESULTS" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
+names = {"paysync": "Paysync", "dbs": "db-scheduler"}
+print("| Peer | Stub | Workers | Orders/s (drain) | Commits/order | Statements/order (without BEGIN/COMMIT) | "
+      "Paid->synced p50 / p99 ms (feed rate/s) | Duplicates | Early | Requests | Resent |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for r in rows:
+    print(f"| {names[r[0]]} | {r[1]} ms | {r[2]} | {r[3]} | {r[4]} | {r[5]} ({r[6]}) | {r[7]} / {r[8]} ({r[10]}/s, {r[9]} synced) "
+          f"| {r[11]} | {r[12]} | {r[13]} | {r[14]} |")
+by = {(r[0], r[1], r[2]): r for r in rows}
+print()
+print("| Stub | Workers | Orders/s Paysync / db-scheduler | Commits/order Paysync / db-scheduler |")
+print("|---|---|---|---|")
+for (peer, d, w), r in sorted(by.items(), key=lambda k: (int(k[0][1]), int(k[0][2]))):
+    if peer != "paysync" or ("dbs", d, w) not in by:
+        continue
+    o = by[("dbs", d, w)]
+    ratio = lambda a, b: round(float(a) / float(b), 2) if float(b) else float('nan')
+    print(f"| {d} ms | {w} | **{ratio(r[3], o[3])} x** ({r[3]} / {o[3]}) | **{ratio(r[4], o[4])} x** ({r[4]} / {o[4]}) |")
+PY
+} > "$OUT/b2$SUFFIX.md"
+cat "$OUT/b2$SUFFIX.md"

@@ -1,0 +1,132 @@
+# Shared by b2-sync.sh and b3-growth.sh: the database, the stub, seeding, one timed cell and its figures.
+# Sourced after common.sh; BENCH_DB and BENCH_PORT are set by the caller before common.sh.
+STUB_PORT=${STUB_PORT:-18180}
+JDBC_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB"
+LOCK=/tmp/paysync-bench.lock
+NEVER_PAID=${BENCH_NEVER_PAID:-200}
+build_bench_tools
+
+cleanup() { stop_workers; [ -n "${STUB_PID:-}" ] && kill "$STUB_PID" 2>/dev/null; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+q() { psql -Atq -v ON_ERROR_STOP=1 -d "$BENCH_DB" "$@"; }
+
+# A fresh database migrated by Paysync itself (Flyway), plus db-scheduler's own table and pg_stat_statements.
+setup_db() {
+  fresh_db
+  start_paysync "$OUT/sync-migrate.log"; wait_ready > /dev/null; stop_paysync
+  q <<'SQL'
+CREATE EXTENSION IF NOT EXISTS pg_stat_statements;
+-- db-scheduler's PostgreSQL table, as its repository's postgresql_tables.sql gives it for 16.x
+create table scheduled_tasks (
+  task_name text not null,
+  task_instance text not null,
+  task_data bytea,
+  execution_time timestamp with time zone not null,
+  picked BOOLEAN not null,
+  picked_by text,
+  last_success timestamp with time zone,
+  last_failure timestamp with time zone,
+  consecutive_failures INT,
+  last_heartbeat timestamp with time zone,
+  version BIGINT not null,
+  priority SMALLINT,
+  PRIMARY KEY (task_name, task_instance)
+);
+CREATE INDEX execution_time_idx ON scheduled_tasks (execution_time);
+CREATE INDEX last_heartbeat_idx ON scheduled_tasks (last_heartbeat);
+CREATE INDEX priority_execution_time_idx on scheduled_tasks (priority desc, execution_time asc);
+SQL
+}
+
+# reset_data <history rows> <feed orders>: empty tables, then history (final orders, Completed with their send
+# keys, Failed/Expired never synced),
+# NEVER_PAID Pending orders NP-1.. that must never be sent, and Pending orders F-1.. for the feeder.
+reset_data() {
+  local history=$1 feed=$2
+  q <<SQL
+TRUNCATE orders, order_transitions, anomalies, camel_messageprocessed, scheduled_tasks RESTART IDENTITY;
+INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, payment_transaction_id,
+                    third_party_guid, created_at, paid_at, synced_at, sync_attempts)
+SELECT 'H-' || i, 10.00, 'EUR',
+       CASE WHEN i % 20 < 17 THEN 'Paid' WHEN i % 20 < 18 THEN 'Failed' ELSE 'Expired' END,
+       CASE WHEN i % 20 < 17 THEN 'Completed' ELSE 'Pending' END,
+       CASE WHEN i % 20 < 17 THEN 'gw_H-' || i END,
+       CASE WHEN i % 20 < 17 THEN md5(i::text) END,
+       now() - interval '30 days', CASE WHEN i % 20 < 17 THEN now() - interval '30 days' END,
+       CASE WHEN i % 20 < 17 THEN now() - interval '30 days' END, CASE WHEN i % 20 < 17 THEN 1 ELSE 0 END
+FROM generate_series(1, $history) i;
+-- a synced order keeps its send key for good (Camel's message-id table), so the history has them too
+INSERT INTO camel_messageprocessed (processorName, messageId, createdAt)
+SELECT 'third-party-create', order_number, synced_at FROM orders WHERE sync_status = 'Completed';
+INSERT INTO orders (order_number, amount, currency, created_at)
+SELECT 'NP-' || i, 10.00, 'EUR', now() FROM generate_series(1, $NEVER_PAID) i;
+INSERT INTO orders (order_number, amount, currency, created_at)
+SELECT 'F-' || i, 10.00, 'EUR', now() FROM generate_series(1, $feed) i;
+SQL
+  q -c "VACUUM ANALYZE" -c "CHECKPOINT"
+}
+
+# seed_backlog <peer> <n>: n orders D-1..n Paid and unsynced in one transaction (for db-scheduler each with its
+# task, scheduled in the same transaction as an outbox would).
+seed_backlog() {
+  local peer=$1 n=$2 tasks=""
+  [ "$peer" = dbs ] && tasks="INSERT INTO scheduled_tasks (task_name, task_instance, task_data, execution_time, picked, version)
+SELECT 'sync-order', id::text, convert_to(json_build_object('orderNumber', order_number, 'transactionId',
+       payment_transaction_id, 'amount', to_char(amount, 'FM999999990.00'), 'currency', currency, 'paid', true,
+       'paidAt', to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))::text, 'UTF8'), now(), false, 1
+FROM orders WHERE order_number LIKE 'D-%';"
+  q <<SQL
+BEGIN;
+INSERT INTO orders (order_number, amount, currency, payment_status, payment_transaction_id, created_at, paid_at)
+SELECT 'D-' || i, 10.00, 'EUR', 'Paid', 'gw_D-' || i, now(), now() FROM generate_series(1, $n) i;
+$tasks
+COMMIT;
+SQL
+  # statistics as a table in service has them (analyzed while nearly empty, db-scheduler's lock-and-fetch once ran
+  # for minutes on a bad plan in a 10 ms polling cell); the same for both peers
+  q -c "ANALYZE orders" -c "ANALYZE scheduled_tasks" -c "ANALYZE camel_messageprocessed"
+}
+
+# snapshot: completed D- orders, commits of the bench database, statements (all / without BEGIN, COMMIT), one line.
+snapshot() {
+  q -F ' ' -c "SELECT /* bench-monitor */ (SELECT count(*) FROM orders WHERE order_number LIKE 'D-%' AND sync_status = 'Completed'),
+    (SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()),
+    (SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname = current_database() AND s.query NOT LIKE '%bench-monitor%'),
+    (SELECT coalesce(sum(calls), 0) FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+      WHERE d.datname = current_database() AND s.query NOT LIKE '%bench-monitor%'
+        AND upper(s.query) NOT IN ('BEGIN', 'COMMIT', 'ROLLBACK')),
+    extract(epoch from clock_timestamp())"
+}
+
+start_workers() { # start_workers <peer> <n> <tag>
+  local i
+  for i in $(seq 1 "$2"); do
+    if [ "$1" = paysync ]; then start_sync_worker "$i" "$OUT/$3-w$i.log"; else start_dbs_worker "$i" "$OUT/$3-w$i.log"; fi
+  done
+  wait_workers_ready
+}
+
+# Statements of the window, most called first (the per-order profile).
+top_statements() {
+  q -F ' | ' -c "SELECT /* bench-monitor */ calls, round(mean_exec_time::numeric, 3) AS mean_ms,
+      regexp_replace(left(query, 110), '\s+', ' ', 'g') FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+    WHERE d.datname = current_database() AND query NOT LIKE '%bench-monitor%' ORDER BY calls DESC LIMIT 15"
+}
+
+# Early sends found afterwards: an order whose first request reached the stub before it was paid, or that is not
+# Paid at all. Also any order the database shows synced without being Paid.
+early_from_db() {
+  curl -fs "$BENCH_STUB_URL/first-seen" > "$OUT/first-seen.tsv"
+  q <<SQL
+CREATE TEMP TABLE seen (order_number text, micros bigint);
+\copy seen FROM '$OUT/first-seen.tsv'
+SELECT /* bench-monitor */ (SELECT count(*) FROM seen s LEFT JOIN orders o USING (order_number)
+         WHERE o.payment_status IS DISTINCT FROM 'Paid' OR s.micros < extract(epoch FROM o.paid_at) * 1000000)
+     + (SELECT count(*) FROM orders WHERE sync_status = 'Completed' AND payment_status <> 'Paid'
+          AND order_number NOT LIKE 'H-%');
+SQL
+}
+
+jsonfield() { python3 -c "import json,sys; print(json.load(sys.stdin)['$1'])"; }

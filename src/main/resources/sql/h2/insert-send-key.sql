@@ -1,0 +1,7 @@
+-- Writes an order's send key (the idempotency marker, in Camel's JDBC message-id table) unless it is there already:
+-- one row inserted means this claim wrote it; zero means an earlier attempt's key was found (that send is in doubt).
+-- One statement instead of the repository's SELECT COUNT then INSERT, run as one batch for a claimed batch.
+INSERT INTO CAMEL_MESSAGEPROCESSED (processorName, messageId, createdAt)
+SELECT :processorName, :messageId, :createdAt
+WHERE NOT EXISTS (SELECT 1 FROM CAMEL_MESSAGEPROCESSED
+                  WHERE processorName = :processorName AND messageId = :messageId)
