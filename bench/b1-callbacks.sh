@@ -3,7 +3,7 @@
 #   paysync  the jar (prod profile), POST /api/payments/callback
 #   vertx    bench/ingest's plain Vert.x handler: same checks, same statements in one transaction, same pool size
 #   pgbench  the same guarded UPDATE and history row in one transaction (bench/pgbench-callback.sql)
-# Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a 10 s warm-up, median and range.
+# Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a WARM s warm-up, median and range.
 # Latency: bench/ingest's fixed-rate client (HdrHistogram, open loop) at 50 % and 80 % of Paysync's peak against both
 # HTTP cells. Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
 # Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=3; B1_ONLY=paysync for Paysync's cells alone)
@@ -13,8 +13,9 @@ source "$(dirname "$0")/common.sh"
 CONNS=${1:-16}
 SECS=${2:-30}
 REPS=${B1_REPS:-3}
-ORDERS=${B1_ORDERS:-900000}
-SLICE=${B1_SLICE:-150000}  # orders signed for one wrk run: more than a run can use
+ORDERS=${B1_ORDERS:-1100000}
+WARM=${B1_WARM:-30}        # seconds of wrk before the measured runs, per cell (JIT)
+SLICE=${B1_SLICE:-200000}  # orders signed for one wrk run: more than a run can use
 BASE_PORT=$((BENCH_PORT + 2))
 INGEST=bench/ingest/target
 [ -d "$INGEST/lib" ] || mvn -q -B -f bench/ingest/pom.xml package
@@ -75,7 +76,7 @@ stats_end() { # stats_end PID CLIENT_CPU_SECONDS; prints: paid, then per request
 peak() {
   local name=$1 port=$2 pid=$3 rates=()
   sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
-  B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d10s -s bench/callbacks.lua \
+  B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d"${WARM}s" -s bench/callbacks.lua \
     "http://127.0.0.1:$port" > "$OUT/b1-$name-warmup.txt"
   for rep in $(seq 1 "$REPS"); do
     sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
@@ -142,7 +143,7 @@ kill "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true
 
 # 3. pgbench, same UPDATE and history row, same concurrency
 seed
-pgbench -n -c"$CONNS" -j2 -T10 -f bench/pgbench-callback.sql "$BENCH_DB" > /dev/null 2>&1 # warm-up
+pgbench -n -c"$CONNS" -j2 -T"$WARM" -f bench/pgbench-callback.sql "$BENCH_DB" > /dev/null 2>&1 # warm-up
 tps_all=()
 for rep in $(seq 1 "$REPS"); do
   q "CHECKPOINT" > /dev/null
@@ -162,7 +163,7 @@ pgbench -n -c"$CONNS" -j2 -T"$SECS" -R"$R80" -f bench/pgbench-callback.sql "$BEN
 ratio() { python3 -c "print(round(float('$1') / float('$2'), 2))"; }
 p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIXED"; }
 {
-  echo "B1 $(date -u +%FT%TZ), $(nproc) cores, $CONNS connections, $REPS x ${SECS} s after a 10 s warm-up, pool ${BENCH_POOL:-8}"
+  echo "B1 $(date -u +%FT%TZ), $(nproc) cores, $CONNS connections, $REPS x ${SECS} s after a ${WARM} s warm-up, pool ${BENCH_POOL:-8}"
   echo
   echo "| cell | run | req/s or tps | orders paid | errors | latency (closed loop) | commits/req | statements/req | WAL bytes/req | CPU ms/req: server | load client | PostgreSQL and rest | machine |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"

@@ -19,7 +19,7 @@ for i in range(first, first + n):
     sig = base64.b64encode(hmac.new(key, ("%s.%s.%s" % (mid, ts, body)).encode(), hashlib.sha256).digest()).decode()
     print("%s\t%s\tv1,%s\t%s" % (mid, ts, sig, body))
 PY
-BENCH_JAVA_OPTS="-XX:FlightRecorderOptions=stackdepth=512 -XX:StartFlightRecording=delay=15s,duration=20s,filename=$OUT/b1.jfr,settings=profile" start_paysync "$OUT/prof.log"; wait_ready >/dev/null
-B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c16 -d40s -s bench/callbacks.lua http://127.0.0.1:$BENCH_PORT | grep Requests
+BENCH_JAVA_OPTS="-XX:FlightRecorderOptions=stackdepth=512 -XX:StartFlightRecording=delay=20s,duration=20s,filename=$OUT/b1.jfr,settings=profile" start_paysync "$OUT/prof.log"; wait_ready >/dev/null
+B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c16 -d45s -s bench/callbacks.lua http://127.0.0.1:$BENCH_PORT | grep Requests
 sleep 2
 stop_paysync
