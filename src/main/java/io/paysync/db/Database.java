@@ -60,7 +60,7 @@ public final class Database implements AutoCloseable {
                 .load();
         MigrateResult result = flyway.migrate();
         // The version from the migration's own result: flyway.info() would scan the migrations and read the history
-        // table a second time, on every start (bench/RESULTS-B4.md).
+        // table a second time, on every start (docs/benchmarks-startup-notes.md).
         String current = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         LOG.info("Database schema ({}) at version {} ({} migrations applied now)", dialect.folder(),
                 current == null ? "none" : current, result.migrationsExecuted);

@@ -75,6 +75,7 @@ public final class LoadClient {
         AtomicLong sent = new AtomicLong();
         CountDownLatch finished = new CountDownLatch(1);
         AtomicLong answered = new AtomicLong();
+        Map<Long, Long> worst = new ConcurrentHashMap<>();
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
         long recordFrom = start + TimeUnit.SECONDS.toNanos(warmup);
 
@@ -97,9 +98,12 @@ public final class LoadClient {
                             if (done.succeeded()) {
                                 statuses.merge(done.result(), 1L, Long::sum);
                                 if (due >= recordFrom) {
+                                    long micros = Math.max(1, (end - due) / 1000);
                                     synchronized (histogram) {
-                                        histogram.recordValue(Math.max(1, (end - due) / 1000));
+                                        histogram.recordValue(micros);
                                     }
+                                    // the slowest request due in each 100 ms, to see whether slow ones come together
+                                    worst.merge((due - recordFrom) / 100_000_000L, micros, Math::max);
                                 }
                             } else {
                                 errors.incrementAndGet();
@@ -125,6 +129,10 @@ public final class LoadClient {
         Files.writeString(results, row + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         try (PrintStream out = new PrintStream(new FileOutputStream(results.resolveSibling(label + ".hgrm").toFile()))) {
             histogram.outputPercentileDistribution(out, 1000.0);
+        }
+        try (PrintStream out = new PrintStream(new FileOutputStream(results.resolveSibling(label + ".worst").toFile()))) {
+            new java.util.TreeMap<>(worst).forEach((slot, micros) -> out.printf(Locale.ROOT, "%.1f s %.2f ms%n",
+                    slot / 10.0, micros / 1000.0));
         }
         vertx.close();
         System.exit(all && errors.get() == 0 ? 0 : 1);
