@@ -38,17 +38,7 @@ seed() { # a fresh database with ORDERS Pending orders B-1..B-n (the schema migr
 }
 
 sign() { # sign FIRST COUNT > file: one signed request per line for wrk, timestamped now
-  python3 - "$1" "$2" "$BENCH_SECRET" <<'PY'
-import base64, hashlib, hmac, sys, time
-first, n, secret = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-key = base64.b64decode(secret[len("whsec_"):])
-ts = str(int(time.time()))
-for i in range(first, first + n):
-    body = '{"orderNumber":"B-%d","transactionId":"gw_%d","amount":"10.00","currency":"EUR","status":"succeeded"}' % (i, i)
-    mid = "msg_%d" % i
-    sig = base64.b64encode(hmac.new(key, ("%s.%s.%s" % (mid, ts, body)).encode(), hashlib.sha256).digest()).decode()
-    print("%s\t%s\tv1,%s\t%s" % (mid, ts, sig, body))
-PY
+  python3 bench/sign-callbacks.py "$1" "$2" "$BENCH_SECRET"
 }
 
 q() { psql -Atq -d "$BENCH_DB" -c "$1"; }

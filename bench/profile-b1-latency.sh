@@ -11,17 +11,7 @@ start_paysync "$OUT/lat-migrate.log"; wait_ready > /dev/null; stop_paysync
 psql -q -d "$BENCH_DB" -c "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status,
       sync_attempts, created_at) SELECT 'B-' || i, 10.00, 'EUR', 'Pending', 'Pending', 0, now()
       FROM generate_series(1, 400000) i" -c "VACUUM ANALYZE" -c "CHECKPOINT"
-python3 - 1 200000 "$BENCH_SECRET" > "$OUT/callbacks.txt" <<'PY'
-import base64, hashlib, hmac, sys, time
-first, n, secret = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-key = base64.b64decode(secret[len("whsec_"):])
-ts = str(int(time.time()))
-for i in range(first, first + n):
-    body = '{"orderNumber":"B-%d","transactionId":"gw_%d","amount":"10.00","currency":"EUR","status":"succeeded"}' % (i, i)
-    mid = "msg_%d" % i
-    sig = base64.b64encode(hmac.new(key, ("%s.%s.%s" % (mid, ts, body)).encode(), hashlib.sha256).digest()).decode()
-    print("%s\t%s\tv1,%s\t%s" % (mid, ts, sig, body))
-PY
+python3 bench/sign-callbacks.py 1 200000 "$BENCH_SECRET" > "$OUT/callbacks.txt"
 BENCH_JAVA_OPTS="$EXTRA -Xlog:gc:file=$OUT/lat-gc.log:uptime -Xlog:safepoint:file=$OUT/lat-safepoint.log:uptime" \
   start_paysync "$OUT/lat.log"; wait_ready > /dev/null
 B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c16 -d30s -s bench/callbacks.lua \
