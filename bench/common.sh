@@ -8,6 +8,14 @@ BENCH_SECRET="whsec_$(printf 'paysync-bench-secret-0123456789ab' | base64)"
 OUT=target/bench
 mkdir -p "$OUT"
 
+# The statement counts need pg_stat_statements loaded at server start; say how, rather than fail later.
+if ! psql -Atq -d postgres -c "SHOW shared_preload_libraries" | grep -q pg_stat_statements; then
+  echo "PostgreSQL does not preload pg_stat_statements; the benchmarks count statements with it. Run:" >&2
+  echo "  psql -d postgres -c \"ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'\" &&" \
+    "pg_ctlcluster --skip-systemctl-redirect \$(ls /etc/postgresql) main restart" >&2
+  exit 1
+fi
+
 fresh_db() {
   psql -q -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" -c "CREATE DATABASE $BENCH_DB"
 }
