@@ -702,8 +702,9 @@ public abstract class SyncSuite {
     }
 
     private static String timestamp(java.time.Instant at) {
-        return "TIMESTAMP WITH TIME ZONE '" + java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC)
-                .toString().replace('T', ' ') + "+00:00'";
+        // A fixed pattern: LocalDateTime.toString() drops ":00" seconds, which H2 refuses (a flake at whole minutes).
+        return "TIMESTAMP WITH TIME ZONE '" + java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
+                .format(java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC)) + "+00:00'";
     }
 
     // ----- Expiry -----
