@@ -104,13 +104,15 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("operatorConsole", new OperatorConsole());
         registry.bind("thirdPartySendKeys", sendKeys);
         registry.bind("syncRepository", sync);
-        SyncClaims claims = new SyncClaims(syncSettings, sync);
-        registry.bind("syncClaims", claims);
+
         // The threads that send a claimed batch: at most paysync.sync.concurrency calls in flight per instance.
-        registry.bind("syncSendPool", io.paysync.sync.CallerRunsExecutor.forConcurrency(context, this,
-                syncSettings.concurrency()));
+        // (Used only when concurrency > 1: a batch is otherwise sent on the timer's thread by a sequential split.)
+        registry.bind("syncSendPool", context.getExecutorServiceManager().newFixedThreadPool(this,
+                "paysync-sync-send", syncSettings.concurrency()));
         SyncGate gate = new SyncGate(context);
         registry.bind("syncGate", gate);
+        SyncClaims claims = new SyncClaims(syncSettings, sync, gate);
+        registry.bind("syncClaims", claims);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
         ThirdPartySync thirdPartySync = new ThirdPartySync(syncSettings, sync, sendKeys);
         registry.bind("thirdPartySync", thirdPartySync);

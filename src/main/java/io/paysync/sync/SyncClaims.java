@@ -11,6 +11,7 @@ import io.paysync.observe.SyncObserver;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.apache.camel.Message;
+import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,13 +23,18 @@ public class SyncClaims {
 
     private static final Logger LOG = LoggerFactory.getLogger(SyncClaims.class);
 
+    static final String ROUNDS = "paysync.claimRounds";
+    static final String LAST_CLAIM_SIZE = "paysync.lastClaimSize";
+
     private final SyncSettings settings;
     private final SyncRepository repository;
+    private final SyncGate gate;
     private volatile SyncObserver observer = SyncObserver.NONE;
 
-    public SyncClaims(SyncSettings settings, SyncRepository repository) {
+    public SyncClaims(SyncSettings settings, SyncRepository repository, SyncGate gate) {
         this.settings = settings;
         this.repository = repository;
+        this.gate = gate;
     }
 
     /** Where the size of every claimed batch is told (the metrics). */
@@ -45,6 +51,66 @@ public class SyncClaims {
         m.setHeader("leaseUntil", Database.utc(now.plus(settings.lease())));
         m.setHeader("batchSize", settings.batchSize());
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
+        if (exchange.getProperty(PendingCompletions.PROPERTY) == null) {
+            // Whatever a failed round left waiting is still written when the tick ends, however it ends.
+            exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+                @Override
+                public void onDone(Exchange done) {
+                    try {
+                        flush(done);
+                    } catch (RuntimeException e) {
+                        LOG.warn("Completions of a failed round not written ({}); their orders are resent with the "
+                                + "same key once their lease expires", e.getClass().getName());
+                    }
+                }
+            });
+        }
+        exchange.setProperty(PendingCompletions.PROPERTY, new PendingCompletions());
+    }
+
+    /**
+     * After each order of a round: writes the completions waiting in its {@link PendingCompletions} once the oldest
+     * has waited {@code paysync.sync.completion-flush-ms}, a batch's worth is waiting, or a waiting order's lease would
+     * not outlast the next call (a completion is never held past its lease, where another worker could resend).
+     */
+    public void flushIfDue(Exchange exchange) {
+        PendingCompletions pending = exchange.getProperty(PendingCompletions.PROPERTY, PendingCompletions.class);
+        if (pending != null) {
+            write(pending.takeIfDue(settings.completionFlushMs(), settings.batchSize(), repository.now(),
+                    settings.worstCaseCall()));
+        }
+    }
+
+    /** At the end of a round: writes every completion still waiting. */
+    public void flush(Exchange exchange) {
+        PendingCompletions pending = exchange.getProperty(PendingCompletions.PROPERTY, PendingCompletions.class);
+        if (pending != null) {
+            write(pending.takeAll());
+        }
+    }
+
+    private void write(List<PendingCompletions.Completion> completions) {
+        for (PendingCompletions.Completion lost : repository.completeAll(completions, settings.workerId())) {
+            ThirdPartySync.lostLease(lost.order(), "completion with id " + lost.guid());
+        }
+    }
+
+    /**
+     * The loop around claim and send: the first claim of a tick when claiming is allowed, then another at once as long
+     * as the last one came back full (a backlog is waiting), up to {@code paysync.sync.max-claims-per-tick}. So the
+     * period only paces an idle worker, and a backlog drains as fast as the calls allow.
+     */
+    public boolean claimAgain(Exchange exchange) {
+        int rounds = exchange.getProperty(ROUNDS, 0, Integer.class);
+        if (rounds > 0 && (exchange.getProperty(LAST_CLAIM_SIZE, 0, Integer.class) < settings.batchSize()
+                || rounds >= settings.maxClaimsPerTick())) {
+            return false;
+        }
+        if (!gate.mayClaim() || exchange.getContext().isStopping()) {
+            return false;
+        }
+        exchange.setProperty(ROUNDS, rounds + 1);
+        return true;
     }
 
     /**
@@ -70,9 +136,11 @@ public class SyncClaims {
      * Turns the claimed rows into {@link ClaimedOrder}s with the lease this claim set, and records the claims in the
      * history together with the orders' send keys (one transaction for the batch).
      */
-    public List<ClaimedOrder> claimed(List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil) {
+    public List<ClaimedOrder> claimed(List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil,
+            Exchange exchange) {
         Instant lease = leaseUntil == null ? null : ClaimedOrder.instant(leaseUntil);
         List<ClaimedOrder> claimed = rows.stream().map(r -> ClaimedOrder.fromRow(r).withLeaseUntil(lease)).toList();
+        exchange.setProperty(LAST_CLAIM_SIZE, claimed.size());
         observer.claimed(claimed.size());
         if (claimed.isEmpty()) {
             return claimed;

@@ -94,6 +94,44 @@ public class SyncRepository {
     }
 
     /**
+     * Processing -> Completed for several orders in one transaction: one batched fenced UPDATE, then one history row
+     * for each order that moved. Returns the completions that did not move (their claim was taken over), for the
+     * caller to report as lost leases.
+     */
+    public List<PendingCompletions.Completion> completeAll(List<PendingCompletions.Completion> completions,
+            String workerId) {
+        if (completions.isEmpty()) {
+            return List.of();
+        }
+        Instant now = now();
+        Object at = Database.utc(now);
+        return db.transactions().execute(status -> {
+            int[] rows = db.jdbc().batchUpdate(db.sql("complete-sync"), completions.stream()
+                    .map(c -> new MapSqlParameterSource("guid", c.guid()).addValue("id", c.order().id())
+                            .addValue("claimToken", c.order().claimToken()).addValue("now", at))
+                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
+            List<Entry> moved = new java.util.ArrayList<>(completions.size());
+            List<PendingCompletions.Completion> lost = new java.util.ArrayList<>();
+            for (int i = 0; i < completions.size(); i++) {
+                if (rows[i] < 0) {
+                    // A driver that does not report per-row counts would hide a lost lease: refuse (and roll back).
+                    throw new IllegalStateException("fenced completion reported no row count");
+                }
+                PendingCompletions.Completion c = completions.get(i);
+                if (rows[i] == 1) {
+                    moved.add(new Entry(c.order().orderNumber(), "sync", SyncStatus.Processing.name(),
+                            SyncStatus.Completed.name(), Cause.claim(c.order().claimToken(), workerId),
+                            "third-party id " + c.guid()));
+                } else {
+                    lost.add(c);
+                }
+            }
+            history.recordAll(moved, now);
+            return lost;
+        });
+    }
+
+    /**
      * @param fingerprint the failure's kind ({@link SyncFailure#fingerprint(Throwable)}), stored next to the error
      * @param alsoIfMoved runs in the same transaction, only if the fenced update moved the row
      */

@@ -27,7 +27,9 @@ public record SyncSettings(
         Duration lookupSettle,
         Duration breakerOpenPause,
         String workerId,
-        int concurrency) {
+        int concurrency,
+        int maxClaimsPerTick,
+        long completionFlushMs) {
 
     /** SQL Server escalates to a table lock at 5,000 locks in one statement: stay far below. */
     public static final int MAX_BATCH_SIZE = 1000;
@@ -52,7 +54,9 @@ public record SyncSettings(
                 Duration.ofMillis(s.getInt("paysync.third-party.lookup-settle-ms", 60_000, 0, 86_400_000)),
                 Duration.ofSeconds(s.getInt("camel.resilience4j.waitDurationInOpenState", 60, 1, 86_400)),
                 s.getOrDefault("paysync.sync.worker-id", defaultWorkerId()),
-                s.getInt("paysync.sync.concurrency", 1, 1, 256));
+                s.getInt("paysync.sync.concurrency", 1, 1, 256),
+                s.getInt("paysync.sync.max-claims-per-tick", 100, 1, 100_000),
+                s.getInt("paysync.sync.completion-flush-ms", 20, 0, 60_000));
         settings.check();
         return settings;
     }
@@ -92,6 +96,15 @@ public record SyncSettings(
     public Duration worstCaseCall() {
         return Duration.ofMillis((long) (inProcessRetries + 1) * (connectTimeoutMs + responseTimeoutMs)
                 + inProcessRetryDelayMs * ((1L << inProcessRetries) - 1));
+    }
+
+    /**
+     * Whether completions may wait to be written several at once. Never when the third party neither creates
+     * idempotently nor can be asked: there, a completion lost in a crash would turn a record that was made into a dead
+     * letter for an operator, so each is written as soon as its call returns.
+     */
+    public boolean batchCompletions() {
+        return completionFlushMs > 0 && (idempotentCreate || lookupEnabled);
     }
 
     private static String defaultWorkerId() {

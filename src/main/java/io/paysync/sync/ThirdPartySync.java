@@ -175,7 +175,11 @@ public class ThirdPartySync {
         ClaimedOrder order = exchange.getProperty(ORDER, ClaimedOrder.class);
         String guid = exchange.getProperty(GUID, String.class);
         if (guid != null) {
-            if (!repository.complete(order, guid, settings.workerId())) {
+            PendingCompletions pending = exchange.getProperty(PendingCompletions.PROPERTY, PendingCompletions.class);
+            if (pending != null && settings.batchCompletions()) {
+                // Written with others of the batch by SyncClaims.flushIfDue / flush (the paid-order-sync route).
+                pending.add(order, guid);
+            } else if (!repository.complete(order, guid, settings.workerId())) {
                 lostLease(order, "completion with id " + guid);
             }
         } else if (exchange.getProperty(REFUSED) != null) {
@@ -330,7 +334,7 @@ public class ThirdPartySync {
         }
     }
 
-    private static void lostLease(ClaimedOrder order, String what) {
+    static void lostLease(ClaimedOrder order, String what) {
         LOG.warn("Order {}: {} updated no row: claim {} is no longer ours (its lease expired and another worker took "
                 + "the order over); nothing recorded", order.orderNumber(), what, order.claimToken());
     }

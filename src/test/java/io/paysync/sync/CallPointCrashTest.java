@@ -142,6 +142,62 @@ class CallPointCrashTest {
         }
     }
 
+    /**
+     * A completion waits in memory to be written with others of its batch (paysync.sync.completion-flush-ms): the
+     * worker is killed while BATCH-0's record exists and its completion waits, during BATCH-1's call. BATCH-0 must
+     * then be resent with its key and completed with the same record, not lost and not duplicated.
+     */
+    @org.junit.jupiter.api.Test
+    void should_resend_with_its_key_an_order_whose_completion_was_waiting_to_be_written_when_the_worker_died()
+            throws Exception {
+        try (TestDatabase db = TestDatabase.postgres(); ThirdPartyStub stub = ThirdPartyStub.start()) {
+            PaysyncInstance seeder = PaysyncInstance.start(db);
+            AtomicReference<WorkerProcess> victim = new AtomicReference<>();
+            try {
+                stub.observer(new ThirdPartyStub.Observer() {
+                    @Override
+                    public void received(ThirdPartyStub.Request request) {
+                        if ("BATCH-1".equals(request.orderNumber()) && stub.requestsFor("BATCH-1") == 1) {
+                            kill(victim.get());
+                        }
+                    }
+                });
+                seeder.insertPaidOrders("BATCH-", 2);
+                Map<String, String> tuning = new java.util.HashMap<>(tuning());
+                // Completions wait up to a minute; the lease (10 s) outlasts a call (3 s) with room to spare.
+                tuning.put("paysync.sync.completion-flush-ms", "60000");
+                tuning.put("paysync.sync.lease-seconds", "10");
+                victim.set(WorkerProcess.start(workDir, env(db, stub), tuning));
+                await().atMost(Duration.ofSeconds(60)).until(() -> !victim.get().process().isAlive());
+
+                assertThat(stub.recordsFor("BATCH-0")).as("BATCH-0's record was made").isEqualTo(1);
+                assertThat(seeder.column("BATCH-0", "sync_status")).as("its completion died with the worker")
+                        .isEqualTo("Processing");
+
+                try (PaysyncInstance survivor = PaysyncInstance.start(db, Map.of("paysync.sync.enabled", "true",
+                        "paysync.third-party.url", stub.url(), "paysync.sync.period-ms", "50",
+                        "paysync.sync.lease-seconds", "4", "paysync.third-party.response-timeout-ms", "1000",
+                        "paysync.sync.in-process-retries", "0"))) {
+                    await().atMost(Duration.ofSeconds(60)).until(() -> seeder.count("SELECT COUNT(*) FROM orders"
+                            + " WHERE sync_status = 'Completed'") == 2);
+                }
+                for (String order : new String[] { "BATCH-0", "BATCH-1" }) {
+                    assertThat(stub.recordsFor(order)).as("one record for %s", order).isEqualTo(1);
+                    assertThat(seeder.column(order, "third_party_guid")).isEqualTo(stub.idFor(order));
+                }
+                assertThat(stub.requestsFor("BATCH-0")).as("BATCH-0 was resent (in doubt), with its key")
+                        .isEqualTo(2);
+                assertThat(stub.requests()).allSatisfy(r -> assertThat(r.idempotencyKey())
+                        .isEqualTo(r.orderNumber()));
+            } finally {
+                if (victim.get() != null) {
+                    victim.get().close();
+                }
+                seeder.close();
+            }
+        }
+    }
+
     private static Map<String, String> env(TestDatabase db, ThirdPartyStub stub) throws java.io.IOException {
         return WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), stub.url());
     }

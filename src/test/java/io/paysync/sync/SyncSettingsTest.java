@@ -13,7 +13,7 @@ class SyncSettingsTest {
     private static SyncSettings settings(int leaseSeconds, int retries, int connectMs, int responseMs, String url) {
         return new SyncSettings(true, 2000, 50, Duration.ofSeconds(leaseSeconds), 10, Duration.ofSeconds(5),
                 Duration.ofMinutes(15), false, retries, 200, url, connectMs, responseMs, true, false, Duration.ofSeconds(60),
-                Duration.ofSeconds(60), "w", 1);
+                Duration.ofSeconds(60), "w", 1, 100, 20);
     }
 
     /** Settings read the way the runtime reads them, from these properties and a third-party URL. */

@@ -327,6 +327,105 @@ public abstract class SyncSuite {
                 .isEqualTo(16);
     }
 
+    // ----- Draining a backlog, writing completions together -----
+
+    /**
+     * A worker whose timer is replaced by {@code direct:tick}, so a test runs exactly one tick, on its own thread or
+     * the test's.
+     */
+    private PaysyncInstance tickedWorker(Map<String, String> extra) throws Exception {
+        Map<String, String> props = new HashMap<>(extra);
+        props.put("paysync.sync.enabled", "false"); // the route is started by hand, after its timer is replaced
+        PaysyncInstance app = worker(props);
+        org.apache.camel.CamelContext camel = app.camelContext();
+        org.apache.camel.builder.AdviceWith.adviceWith(camel, "paid-order-sync",
+                a -> a.replaceFromWith("direct:tick"));
+        camel.getRouteController().startRoute("paid-order-sync");
+        return app;
+    }
+
+    private static void tick(PaysyncInstance app) {
+        try (var template = app.camelContext().createProducerTemplate()) {
+            template.sendBody("direct:tick", null);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
+    void should_claim_again_at_once_while_claims_come_back_full_and_stop_at_the_bound() throws Exception {
+        PaysyncInstance app = tickedWorker(Map.of("paysync.sync.batch-size", "5",
+                "paysync.sync.max-claims-per-tick", "3"));
+        app.insertPaidOrders("BACKLOG-", 23);
+
+        tick(app);
+        // Three full claims of 5 in one tick (the bound), not one: 15 sent, 8 left for the next tick.
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'")).isEqualTo(15);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Pending'")).isEqualTo(8);
+        assertThat(app.count("SELECT COUNT(DISTINCT claim_token) FROM order_transitions WHERE to_status = "
+                + "'Processing'")).isEqualTo(3);
+
+        tick(app);
+        // 5, then 3: a claim that is not full ends the tick, so the third claim of this tick never happens.
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'")).isEqualTo(23);
+        assertThat(app.count("SELECT COUNT(DISTINCT claim_token) FROM order_transitions WHERE to_status = "
+                + "'Processing'")).isEqualTo(5);
+        for (int i = 0; i < 23; i++) {
+            assertThat(stub.requestsFor("BACKLOG-" + i)).as("BACKLOG-" + i).isEqualTo(1);
+        }
+
+        tick(app); // nothing due: an empty claim, nothing sent
+        assertThat(stub.requests()).hasSize(23);
+    }
+
+    @Test
+    void should_write_several_completions_in_one_transaction_and_keep_them_processing_until_then()
+            throws Exception {
+        stub.script("GROUP-2", Step.hang(30_000));
+        PaysyncInstance app = tickedWorker(Map.of("paysync.sync.completion-flush-ms", "60000",
+                "paysync.sync.lease-seconds", "60", "paysync.third-party.response-timeout-ms", "20000",
+                "paysync.sync.in-process-retries", "0"));
+        app.insertPaidOrders("GROUP-", 4);
+        var ticking = java.util.concurrent.CompletableFuture.runAsync(() -> tick(app));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> stub.requestsFor("GROUP-2") == 1);
+        // GROUP-0 and GROUP-1 have their record at the third party; their completion waits in memory, under the lease.
+        assertThat(stub.recordsFor("GROUP-0")).isEqualTo(1);
+        assertThat(app.column("GROUP-0", "sync_status")).isEqualTo("Processing");
+        assertThat(app.column("GROUP-1", "sync_status")).isEqualTo("Processing");
+
+        stub.releaseHanging();
+        ticking.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'")).isEqualTo(4);
+        // One transaction: one time for all four completions, each with its own history row and the right id.
+        assertThat(app.count("SELECT COUNT(DISTINCT synced_at) FROM orders")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Completed'")).isEqualTo(4);
+        for (int i = 0; i < 4; i++) {
+            assertThat(app.column("GROUP-" + i, "third_party_guid")).isEqualTo(stub.idFor("GROUP-" + i));
+        }
+    }
+
+    @Test
+    void should_write_each_completion_at_once_when_the_third_party_can_neither_dedupe_nor_be_asked()
+            throws Exception {
+        // Neither idempotent create nor lookup: a completion lost in a crash would become a dead letter, so none waits.
+        stub.idempotent(false).script("ALONE-1", Step.hang(30_000));
+        PaysyncInstance app = tickedWorker(Map.of("paysync.sync.completion-flush-ms", "60000",
+                "paysync.third-party.idempotent-create", "false", "paysync.third-party.lookup-enabled", "false",
+                "paysync.sync.lease-seconds", "60", "paysync.third-party.response-timeout-ms", "20000",
+                "paysync.sync.in-process-retries", "0"));
+        app.insertPaidOrders("ALONE-", 2);
+        var ticking = java.util.concurrent.CompletableFuture.runAsync(() -> tick(app));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> stub.requestsFor("ALONE-1") == 1);
+        assertThat(app.column("ALONE-0", "sync_status")).isEqualTo("Completed");
+        assertThat(app.column("ALONE-1", "sync_status")).isEqualTo("Processing");
+
+        stub.releaseHanging();
+        ticking.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(app.column("ALONE-1", "sync_status")).isEqualTo("Completed");
+    }
+
     /** The workers named in the causes of the sync transitions to this status ("claim <token> by <worker>"). */
     private static java.util.Set<String> workers(PaysyncInstance app, String toStatus) throws Exception {
         java.util.Set<String> workers = new java.util.TreeSet<>();
