@@ -17,6 +17,7 @@ import io.paysync.http.Json;
 import io.paysync.order.OrderRepository;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
+import org.apache.camel.component.http.HttpMethods;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,7 +125,7 @@ public class PaymentReconciliation {
         exchange.setProperty("candidate", candidate);
         Message m = exchange.getMessage();
         m.removeHeaders("*");
-        m.setHeader(Exchange.HTTP_METHOD, "GET");
+        m.setHeader(Exchange.HTTP_METHOD, HttpMethods.GET);
         m.setHeader(Exchange.HTTP_QUERY,
                 "orderNumber=" + URLEncoder.encode(candidate.orderNumber(), StandardCharsets.UTF_8));
         m.setHeader("Accept", "application/json");
