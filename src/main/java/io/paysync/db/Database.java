@@ -90,7 +90,10 @@ public final class Database implements AutoCloseable {
      */
     public void awaitOpen() {
         try {
+            long waitStarted = System.nanoTime();
             opened.get();
+            // How much of the opening the start still waited for (docs/benchmarks-startup-notes.md).
+            LOG.info("Database open; the start waited {} ms for it", (System.nanoTime() - waitStarted) / 1_000_000);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof RuntimeException r) {
