@@ -1,10 +1,13 @@
 package io.paysync;
 
 import java.io.IOException;
+import java.io.BufferedReader;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URL;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -21,8 +24,17 @@ import org.apache.camel.main.Main;
  * from the machine; it then asks what a probe and a first client ask, stops, and exits. The JVM writes every class
  * it loaded into the archive; a later {@code java -XX:SharedArchiveFile=paysync.jsa -jar paysync.jar} maps them
  * instead. The settings below are throw-away values for this run only, never used by a real start.
+ *
+ * <p>
+ * What only a start on PostgreSQL loads (its driver's connection and protocol classes, Flyway's PostgreSQL support,
+ * about 200 classes) this run cannot reach without a server; they are listed in {@value #CLASS_LIST}, written by
+ * {@code bench/cds-class-list.sh} from a real start, and loaded here by name (loaded, not initialised: nothing of them
+ * runs). {@code -Dpaysync.cds.class-list=false} leaves them out, as that script does to see what is missing.
  */
 final class CdsTraining {
+
+    /** Classes a start on PostgreSQL loads and this run does not otherwise reach; one binary name per line. */
+    static final String CLASS_LIST = "/cds/postgresql-start-classes.txt";
 
     private CdsTraining() {
     }
@@ -57,7 +69,38 @@ final class CdsTraining {
         } finally {
             main.stop();
         }
+        if (!"false".equals(System.getProperty("paysync.cds.class-list"))) {
+            loadListedClasses();
+        }
         return 0;
+    }
+
+    /** Loads the classes of {@link #CLASS_LIST}; a name no longer on the class path (a newer driver) is skipped. */
+    private static void loadListedClasses() throws IOException {
+        ClassLoader loader = CdsTraining.class.getClassLoader();
+        int listed = 0;
+        int loaded = 0;
+        try (InputStream in = CdsTraining.class.getResourceAsStream(CLASS_LIST)) {
+            if (in == null) {
+                System.out.println("cds training: no " + CLASS_LIST);
+                return;
+            }
+            BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                String name = line.strip();
+                if (name.isEmpty() || name.startsWith("#")) {
+                    continue;
+                }
+                listed++;
+                try {
+                    Class.forName(name, false, loader);
+                    loaded++;
+                } catch (ClassNotFoundException | LinkageError e) {
+                    System.out.println("cds training: not loaded " + name + " (" + e + ")");
+                }
+            }
+        }
+        System.out.println("cds training: loaded " + loaded + " of the " + listed + " classes in " + CLASS_LIST);
     }
 
     private static void get(String url) throws IOException {

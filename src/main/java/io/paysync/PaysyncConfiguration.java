@@ -31,6 +31,7 @@ import io.paysync.sync.ThirdPartySync;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
@@ -69,11 +70,25 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 settings.getInt(Settings.TOLERANCE_SECONDS, 300, 0, 86_400), clock);
         String adminToken = settings.require(Settings.ADMIN_TOKEN);
 
+        // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
         Database database = Database.open(settings);
         context.addService(new ServiceSupport() {
             @Override
             protected void doStop() {
                 database.close();
+            }
+        });
+        // Before any route starts, so before a request or a timer can use the database: a database that cannot be
+        // reached, or a failed migration, fails the start here with the error the opening threw.
+        context.addStartupListener(new StartupListener() {
+            @Override
+            public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
+                database.awaitOpen();
+            }
+
+            @Override
+            public void onCamelContextStarted(CamelContext camel, boolean alreadyStarted) {
+                // nothing left to do once started
             }
         });
         OrderRepository orders = new OrderRepository(database, clock);

@@ -1,9 +1,14 @@
 package io.paysync.db;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+
 import javax.sql.DataSource;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import io.paysync.config.Settings;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
@@ -13,7 +18,14 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-/** The connection pool, the dialect and the migrated schema: everything the repositories share. */
+/**
+ * The connection pool, the dialect and the migrated schema: everything the repositories share.
+ *
+ * <p>
+ * Opening it (the pool's first connection and the migration, a few hundred milliseconds of a start) runs on a thread
+ * of its own while the runtime loads its routes; {@link #awaitOpen()} is where the start waits for it, before any
+ * route can use it, and fails as the opening failed.
+ */
 public final class Database implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(Database.class);
@@ -22,6 +34,7 @@ public final class Database implements AutoCloseable {
     private final Dialect dialect;
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    private final CompletableFuture<Void> opened = new CompletableFuture<>();
 
     private Database(HikariDataSource dataSource, Dialect dialect) {
         this.dataSource = dataSource;
@@ -30,27 +43,70 @@ public final class Database implements AutoCloseable {
         this.transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
     }
 
-    /** Opens the pool and migrates the schema; a database that cannot be reached stops the start here. */
+    /**
+     * Starts opening the pool and migrating the schema on the thread {@code paysync-database-open}, and returns at
+     * once: the repositories can be built on it, but nothing may use it before {@link #awaitOpen()} returned.
+     */
     public static Database open(Settings settings) {
         String url = settings.require(Settings.DB_URL);
         Dialect dialect = Dialect.fromUrl(url);
-        HikariConfig config = new HikariConfig();
-        config.setPoolName("paysync");
-        config.setJdbcUrl(url);
-        settings.get(Settings.DB_USERNAME).ifPresent(config::setUsername);
-        settings.get(Settings.DB_PASSWORD).ifPresent(config::setPassword);
-        config.setMaximumPoolSize(settings.getInt(Settings.DB_POOL_SIZE, 10, 1, 500));
-        config.setAutoCommit(true);
+        // Configured, not yet started: HikariCP starts a pool built this way at its first getConnection().
+        HikariDataSource ds = new HikariDataSource();
+        ds.setPoolName("paysync");
+        ds.setJdbcUrl(url);
+        settings.get(Settings.DB_USERNAME).ifPresent(ds::setUsername);
+        settings.get(Settings.DB_PASSWORD).ifPresent(ds::setPassword);
+        ds.setMaximumPoolSize(settings.getInt(Settings.DB_POOL_SIZE, 10, 1, 500));
+        ds.setAutoCommit(true);
         // READ COMMITTED everywhere: every transition is one guarded statement whose row count decides.
-        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        HikariDataSource ds = new HikariDataSource(config);
+        ds.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        Database database = new Database(ds, dialect);
+        Thread opening = new Thread(database::openAndMigrate, "paysync-database-open");
+        opening.setDaemon(true);
+        opening.start();
+        return database;
+    }
+
+    private void openAndMigrate() {
         try {
-            migrate(ds, dialect);
-        } catch (RuntimeException e) {
-            ds.close();
-            throw e;
+            try (Connection first = dataSource.getConnection()) {
+                // Started: the pool holds its first connection, as new HikariDataSource(config) would.
+            } catch (SQLException e) {
+                // A pool started lazily throws the cause of its failure; the start reports what HikariCP's
+                // constructor throws, as it did when the pool was opened on the main thread.
+                throw new HikariPool.PoolInitializationException(e);
+            }
+            migrate(dataSource, dialect);
+            opened.complete(null);
+        } catch (Throwable e) {
+            dataSource.close();
+            opened.completeExceptionally(e);
         }
-        return new Database(ds, dialect);
+    }
+
+    /**
+     * Waits until the pool is open and the schema migrated; a database that cannot be reached, or a migration that
+     * fails, stops the start here with the exception the opening threw.
+     */
+    public void awaitOpen() {
+        try {
+            long waitStarted = System.nanoTime();
+            opened.get();
+            // How much of the opening the start still waited for (docs/benchmarks-startup-notes.md).
+            LOG.info("Database open; the start waited {} ms for it", (System.nanoTime() - waitStarted) / 1_000_000);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException r) {
+                throw r;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException(cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for the database to open", e);
+        }
     }
 
     static void migrate(DataSource ds, Dialect dialect) {
@@ -91,8 +147,16 @@ public final class Database implements AutoCloseable {
         return dialect.sql(name);
     }
 
+    /** Closes the pool; when it is still being opened, after the opening ended (else the pool would outlive this). */
     @Override
     public void close() {
+        try {
+            opened.handle((ok, failed) -> null).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException e) {
+            // handle() never completes exceptionally
+        }
         dataSource.close();
     }
 }

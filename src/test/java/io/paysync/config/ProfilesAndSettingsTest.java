@@ -10,6 +10,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -52,6 +55,46 @@ class ProfilesAndSettingsTest {
         assertThat(r.output).doesNotContain("paysync.db.url is not set", "paysync.db.password is not set",
                 "paysync.third-party.url is not set");
         assertThat(r.output).doesNotContain(dbPassword);
+    }
+
+    /**
+     * The database opens on a thread of its own while the routes load (docs/benchmarks-startup-notes.md); a database
+     * that cannot be reached still refuses the start, with HikariCP's own error naming where it tried.
+     */
+    @Test
+    void should_refuse_to_start_when_the_database_cannot_be_reached() throws Exception {
+        int closedPort = PaysyncInstance.freePort();
+        int httpPort = PaysyncInstance.freePort();
+        Result r = run(prodWithDatabase("jdbc:postgresql://127.0.0.1:" + closedPort + "/paysync", httpPort), List.of());
+
+        assertThat(r.exitCode).isNotZero();
+        assertThat(r.output).contains("HikariPool$PoolInitializationException: Failed to initialize pool: "
+                + "Connection to 127.0.0.1:" + closedPort + " refused");
+        assertThat(r.output).doesNotContain("Vert.x HttpServer started");
+    }
+
+    @Test
+    void should_refuse_to_start_when_the_migration_fails() throws Exception {
+        // A schema that is not empty and has no migration history: Flyway refuses to migrate it.
+        String url = "jdbc:h2:file:" + workDir.resolve("foreign") + ";DB_CLOSE_ON_EXIT=FALSE";
+        try (Connection c = DriverManager.getConnection(url, "sa", "db-password-0001");
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE not_paysync (id INT)");
+        }
+        int httpPort = PaysyncInstance.freePort();
+        Result r = run(prodWithDatabase(url, httpPort), List.of());
+
+        assertThat(r.exitCode).isNotZero();
+        assertThat(r.output).contains("FlywayException: Found non-empty schema(s)", "but no schema history table");
+        assertThat(r.output).doesNotContain("Vert.x HttpServer started");
+    }
+
+    private static Map<String, String> prodWithDatabase(String url, int httpPort) {
+        return Map.of("CAMEL_MAIN_PROFILE", "prod", "CAMEL_SERVER_PORT", String.valueOf(httpPort),
+                "PAYSYNC_DB_URL", url, "PAYSYNC_DB_USERNAME", "sa", "PAYSYNC_DB_PASSWORD", "db-password-0001",
+                "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
+                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
+                "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/records");
     }
 
     @Test
