@@ -23,6 +23,8 @@ PEERS=${3:-"paysync dbs"}
 # warm-up and window at the fastest peer's rate.
 BACKLOG=${B2_BACKLOG:-60000}
 WARM=${B2_WARM:-30}
+# Delayed cells only: seconds of draining at 0 ms before the delay is set (a 50 ms cell runs too few orders for the JIT).
+PREWARM=${B2_PREWARM:-0}
 WINDOW=${B2_WINDOW:-20}
 FEED=${B2_FEED:-12}
 RATE_0=${B2_RATE_0:-25}   # per worker, stub 0 ms
@@ -42,6 +44,12 @@ cell() { # cell <peer> <delay> <workers>
   curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=$delay" > /dev/null
   start_workers "$peer" "$w" "$tag"
   seed_backlog "$peer" "$BACKLOG"
+  if [ "$delay" != 0 ] && [ "$PREWARM" -gt 0 ]; then
+    # Compile first: drain at 0 ms for PREWARM s, then the cell's delay (the stub's counts start again from here).
+    curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=0" > /dev/null
+    sleep "$PREWARM"
+    curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=$delay" > /dev/null
+  fi
   sleep "$WARM"
   q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null
   read -r c0 x0 s0 n0 t0 < <(snapshot)
