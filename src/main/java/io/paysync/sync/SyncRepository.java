@@ -89,8 +89,7 @@ public class SyncRepository {
     }
 
     public boolean complete(ClaimedOrder o, String guid, String workerId) {
-        return fenced(o, "complete-sync", SyncStatus.Completed, Cause.claim(o.claimToken(), workerId),
-                "third-party id " + guid, new MapSqlParameterSource("guid", guid), null);
+        return completeAll(List.of(new PendingCompletions.Completion(o, guid)), workerId).isEmpty();
     }
 
     /**
