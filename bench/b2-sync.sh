@@ -9,6 +9,8 @@
 #     orders/s, commits per order (pg_stat_database.xact_commit) and statements per order (pg_stat_statements);
 #  3. the rest of the backlog is withdrawn (never sent), then the feeder pays F-* at a fixed rate below peak
 #     (B2_RATE_0 or B2_RATE_50 per worker) for B2_FEED s: Paid -> synced p50/p99 from paid_at to synced_at;
+#     and where the window's CPU went (workers, PostgreSQL, stub: ms per order); a cell whose backlog ran out before
+#     the window ended, or where a statement ran for more than 20 s (a stall), is marked and gets no ratio;
 #  4. correctness: duplicates (a second record at the stub for one order) and early sends (a send for an order
 #     never paid, or before its paid_at) from the stub and the database.
 BENCH_DB=${BENCH_DB:-paysync_bench_sync}
@@ -21,7 +23,7 @@ PEERS=${3:-"paysync dbs"}
 # 30 s of draining before the window, so both peers are measured compiled (steady state): with 4 s, a 2-worker cell on
 # a slow machine measured the JIT (1.41 x with 4 s, 1.93 x with 30 s; docs/benchmarks.md). The backlog must outlast
 # warm-up and window at the fastest peer's rate.
-BACKLOG=${B2_BACKLOG:-60000}
+BACKLOG=${B2_BACKLOG:-250000}
 WARM=${B2_WARM:-30}
 # Delayed cells only: seconds of draining at 0 ms before the delay is set (a 50 ms cell runs too few orders for the JIT).
 PREWARM=${B2_PREWARM:-0}
@@ -53,9 +55,17 @@ cell() { # cell <peer> <delay> <workers>
   sleep "$WARM"
   q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null
   read -r c0 x0 s0 n0 t0 < <(snapshot)
+  read -r cw0 cp0 cs0 < <(cpu_snapshot)
   sleep "$WINDOW"
+  read -r cw1 cp1 cs1 < <(cpu_snapshot)
   read -r c1 x1 s1 n1 t1 < <(snapshot)
   top_statements > "$OUT/$tag-statements.txt"
+  local mark=ok
+  warn_long_statements "$tag" || mark=stalled
+  if [ "$(q -c "SELECT /* bench-monitor */ count(*) FROM orders WHERE order_number LIKE 'D-%' AND sync_status <> 'Completed'")" \
+       -lt "$(( BACKLOG / 100 ))" ]; then
+    echo "BACKLOG RAN OUT in $tag: raise B2_BACKLOG (now $BACKLOG)" >&2; mark=backlog-out
+  fi
   # withdraw the rest of the backlog: never sent (claims already held finish normally)
   if [ "$peer" = paysync ]; then
     q -c "UPDATE orders SET payment_status = 'Failed' WHERE order_number LIKE 'D-%' AND sync_status = 'Pending'"
@@ -79,13 +89,16 @@ cell() { # cell <peer> <delay> <workers>
   flock -u 9
   local done=$((c1 - c0)); local secs; secs=$(python3 -c "print($t1 - $t0)")
   python3 - "$peer" "$delay" "$w" "$done" "$secs" "$((x1 - x0 - 1))" "$((s1 - s0))" "$((n1 - n0))" \
-      "$p50" "$p99" "$fed" "$feed" "$rate" "$early_db" "$counts" >> "$RESULTS" <<'PY'
+      "$p50" "$p99" "$fed" "$feed" "$rate" "$early_db" "$counts" "$((cw1 - cw0))" "$((cp1 - cp0))" "$((cs1 - cs0))" \
+      "$mark" >> "$RESULTS" <<'PY'
 import json, sys
-peer, delay, w, done, secs, commits, stmts, stmts_nb, p50, p99, fed, feed, rate, early_db, counts = sys.argv[1:]
+peer, delay, w, done, secs, commits, stmts, stmts_nb, p50, p99, fed, feed, rate, early_db, counts, cw, cp, cs, mark \
+    = sys.argv[1:]
 c = json.loads(counts); done = int(done)
 per = lambda v: round(int(v) / done, 2) if done else float('nan')
 print("\t".join(map(str, [peer, delay, w, round(done / float(secs), 1), per(commits), per(stmts), per(stmts_nb),
-      p50, p99, f"{fed}/{feed}", rate, c["duplicates"], c["early"] + int(early_db), c["requests"], c["resent"]])))
+      p50, p99, f"{fed}/{feed}", rate, c["duplicates"], c["early"] + int(early_db), c["requests"], c["resent"],
+      per(cw), per(cp), per(cs), mark])))
 PY
   tail -1 "$RESULTS"
 }
@@ -104,11 +117,12 @@ import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 names = {"paysync": "Paysync", "dbs": "db-scheduler"}
 print("| Peer | Stub | Workers | Orders/s (drain) | Commits/order | Statements/order (without BEGIN/COMMIT) | "
-      "Paid->synced p50 / p99 ms (feed rate/s) | Duplicates | Early | Requests | Resent |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+      "CPU ms/order workers / PostgreSQL / stub | Paid->synced p50 / p99 ms (feed rate/s) | Duplicates | Early | "
+      "Requests | Resent | Cell |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {names[r[0]]} | {r[1]} ms | {r[2]} | {r[3]} | {r[4]} | {r[5]} ({r[6]}) | {r[7]} / {r[8]} ({r[10]}/s, {r[9]} synced) "
-          f"| {r[11]} | {r[12]} | {r[13]} | {r[14]} |")
+    print(f"| {names[r[0]]} | {r[1]} ms | {r[2]} | {r[3]} | {r[4]} | {r[5]} ({r[6]}) | {r[15]} / {r[16]} / {r[17]} "
+          f"| {r[7]} / {r[8]} ({r[10]}/s, {r[9]} synced) | {r[11]} | {r[12]} | {r[13]} | {r[14]} | {r[18]} |")
 by = {(r[0], r[1], r[2]): r for r in rows}
 print()
 print("| Stub | Workers | Orders/s Paysync / db-scheduler | Commits/order Paysync / db-scheduler |")
@@ -118,6 +132,10 @@ for (peer, d, w), r in sorted(by.items(), key=lambda k: (int(k[0][1]), int(k[0][
         continue
     o = by[("dbs", d, w)]
     ratio = lambda a, b: round(float(a) / float(b), 2) if float(b) else float('nan')
+    bad = [f"{names[x[0]]} {x[18]}" for x in (r, o) if x[18] != "ok"]
+    if bad:  # a stalled peer or a backlog that ran out measures the cell, not the peer: no ratio
+        print(f"| {d} ms | {w} | no ratio: {', '.join(bad)} ({r[3]} / {o[3]}) | ({r[4]} / {o[4]}) |")
+        continue
     print(f"| {d} ms | {w} | **{ratio(r[3], o[3])} x** ({r[3]} / {o[3]}) | **{ratio(r[4], o[4])} x** ({r[4]} / {o[4]}) |")
 PY
 } > "$OUT/b2$SUFFIX.md"

@@ -81,11 +81,14 @@ BEGIN;
 INSERT INTO orders (order_number, amount, currency, payment_status, payment_transaction_id, created_at, paid_at)
 SELECT 'D-' || i, 10.00, 'EUR', 'Paid', 'gw_D-' || i, now(), now() FROM generate_series(1, $n) i;
 $tasks
+-- Statistics as a table in service has them, committed with the rows: analyzed after the commit, a poll that came
+-- between the two was planned for the empty table (a nested loop over the whole backlog) and db-scheduler's
+-- lock-and-fetch ran for 10 to 13 minutes (docs/benchmarks.md). ANALYZE counts this transaction's own rows.
+ANALYZE orders;
+ANALYZE scheduled_tasks;
+ANALYZE camel_messageprocessed;
 COMMIT;
 SQL
-  # statistics as a table in service has them (analyzed while nearly empty, db-scheduler's lock-and-fetch once ran
-  # for minutes on a bad plan in a 10 ms polling cell); the same for both peers
-  q -c "ANALYZE orders" -c "ANALYZE scheduled_tasks" -c "ANALYZE camel_messageprocessed"
 }
 
 # snapshot: completed D- orders, commits of the bench database, statements (all / without BEGIN, COMMIT), one line.
@@ -106,6 +109,42 @@ start_workers() { # start_workers <peer> <n> <tag>
     if [ "$1" = paysync ]; then start_sync_worker "$i" "$OUT/$3-w$i.log"; else start_dbs_worker "$i" "$OUT/$3-w$i.log"; fi
   done
   wait_workers_ready
+}
+
+# cpu_snapshot: CPU time (user + system, ms) used so far by the workers, by all of PostgreSQL's processes and by the
+# stub, one line "workers postgres stub"; two snapshots give where a window's CPU went (the machine has two cores,
+# so a CPU-bound cell is decided by CPU per order, not by waiting).
+cpu_snapshot() {
+  python3 - "$STUB_PID" "${WORKER_PIDS[@]}" <<'PY'
+import os, sys
+tick = os.sysconf('SC_CLK_TCK')
+def cpu(pid):
+    try:
+        f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
+        return int(f[11]) + int(f[12])
+    except OSError:
+        return 0
+stub, workers = sys.argv[1], sys.argv[2:]
+def comm(pid):
+    try:
+        return open(f'/proc/{pid}/comm').read().strip()
+    except OSError:
+        return ''
+pg = sum(cpu(p) for p in os.listdir('/proc') if p.isdigit() and comm(p) == 'postgres')
+print(*(round(v * 1000 / tick) for v in (sum(cpu(w) for w in workers), pg, cpu(stub))))
+PY
+}
+
+# warn_long_statements <tag>: a peer's statement still running after 20 s is a stall (a bad plan), not throughput;
+# say so on stderr and in the cell's files, so its figure is not read as the peer's speed.
+warn_long_statements() {
+  local long; long=$(q -F ' | ' -c "SELECT /* bench-monitor */ pid, round(extract(epoch FROM now() - query_start)),
+      regexp_replace(left(query, 100), '\s+', ' ', 'g') FROM pg_stat_activity WHERE datname = current_database()
+      AND state = 'active' AND now() - query_start > interval '20 seconds' AND query NOT LIKE '%bench-monitor%'")
+  [ -z "$long" ] && return 0
+  printf 'STALL in %s: statements running for more than 20 s (pid | s | query):\n%s\n' "$1" "$long" \
+    | tee "$OUT/$1-stall.txt" >&2
+  return 1
 }
 
 # Statements of the window, most called first (the per-order profile).

@@ -1,6 +1,7 @@
 -- Atomically claims up to :#batchSize due orders for this worker (run by camel-sql; :#name reads a header).
 -- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
 -- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
+-- Oldest first per payment status: the order of ix_orders_sync_claimable (payment_status, id), as on PostgreSQL.
 -- SKIP LOCKED: concurrent workers never wait for each other and never get the same row.
 -- taken_over_claim: the claim whose expired lease this one takes over (NULL for a Pending order), for the history;
 -- like every right-hand side of a SET, its CASE reads the row as it was before this update.
@@ -20,6 +21,6 @@ FROM FINAL TABLE (
                OR (sync_status = 'Processing' AND lease_until < :#now))
           AND (payment_status = 'Paid'
                OR (:#includeFinalFailures = 1 AND payment_status IN ('Failed', 'Expired')))
-        ORDER BY id
+        ORDER BY payment_status, id
         FETCH FIRST :#batchSize ROWS ONLY
         FOR UPDATE SKIP LOCKED))

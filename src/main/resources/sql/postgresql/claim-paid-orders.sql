@@ -4,6 +4,11 @@
 -- SKIP LOCKED: concurrent workers never wait for each other and never get the same row.
 -- taken_over_claim: the claim whose expired lease this one takes over (NULL for a Pending order), for the history;
 -- like every right-hand side of a SET, its CASE reads the row as it was before this update.
+-- Oldest first per payment status, in the order of ix_orders_sync_claimable (payment_status, id), so the claim reads
+-- that index and stops after its batch. Written as "= ANY (array)" with ORDER BY payment_status, id on purpose:
+-- with "payment_status = 'Paid' ... ORDER BY id", once the statistics counted nearly every row as due (right after
+-- a backlog arrived), PostgreSQL walked the primary key from the oldest order instead, past every order synced
+-- since: 25 ms per claim of 50 after 36,000 synced, growing as the backlog drained (docs/benchmarks.md, B2).
 UPDATE orders
 SET sync_status = 'Processing',
     claim_token = :#claimToken,
@@ -15,9 +20,9 @@ WHERE id IN (
     FROM orders
     WHERE ((sync_status = 'Pending' AND (next_attempt_at IS NULL OR next_attempt_at <= :#now))
            OR (sync_status = 'Processing' AND lease_until < :#now))
-      AND (payment_status = 'Paid'
-           OR (:#includeFinalFailures = 1 AND payment_status IN ('Failed', 'Expired')))
-    ORDER BY id
+      AND payment_status = ANY (CASE WHEN :#includeFinalFailures = 1 THEN ARRAY['Paid', 'Failed', 'Expired']
+                                     ELSE ARRAY['Paid'] END)
+    ORDER BY payment_status, id
     LIMIT :#batchSize
     FOR UPDATE SKIP LOCKED)
 RETURNING id, order_number, amount, currency, payment_status, payment_transaction_id, paid_at, claim_token,

@@ -1,6 +1,7 @@
 -- Atomically claims up to :#batchSize due orders for this worker (run by camel-sql; :#name reads a header).
 -- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
 -- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
+-- Oldest first per payment status: the order of ix_orders_sync_claimable (payment_status, id), as on PostgreSQL.
 -- The design note's statement: a CTE over TOP (n) ... ORDER BY with UPDLOCK (claimers serialise on a row),
 -- READPAST (skip rows another claimer holds) and ROWLOCK (no page locks that READPAST cannot skip), updated
 -- through the CTE and returned by OUTPUT inserted. READCOMMITTEDLOCK keeps READPAST legal when the database
@@ -15,7 +16,7 @@ WITH batch AS (
            OR (sync_status = N'Processing' AND lease_until < :#now))
       AND (payment_status = N'Paid'
            OR (:#includeFinalFailures = 1 AND payment_status IN (N'Failed', N'Expired')))
-    ORDER BY id
+    ORDER BY payment_status, id
 )
 UPDATE batch
 SET sync_status = N'Processing',

@@ -119,7 +119,10 @@ class ClaimPropertiesTest {
         for (Claim claim : claims) {
             now = now.plusSeconds(claim.advanceSeconds());
             Instant at = now;
-            List<Expected> due = orders.stream().filter(o -> o.due(at, claim.includeFinalFailures())).toList();
+            // Oldest first per payment status (Expired, Failed, Paid: the claimable index's order).
+            List<Expected> due = orders.stream().filter(o -> o.due(at, claim.includeFinalFailures()))
+                    .sorted(java.util.Comparator.comparing((Expected o) -> o.payment).thenComparingLong(o -> o.id))
+                    .toList();
             List<Expected> expected = due.stream().limit(claim.batchSize()).toList();
             String state = orders.stream().map(Expected::describe).reduce("", (a, b) -> a + "\n  " + b);
             String token = UUID.randomUUID().toString();
@@ -132,7 +135,7 @@ class ClaimPropertiesTest {
             assertThat(returned).as("a claimed order's payment must be final: %s", context)
                     .allSatisfy(r -> assertThat(((String) r.get("payment_status")).trim())
                             .isIn(claim.includeFinalFailures() ? Set.of("Paid", "Failed", "Expired") : Set.of("Paid")));
-            assertThat(numbers(returned)).as("exactly the due orders, first by id, up to the batch: %s", context)
+            assertThat(numbers(returned)).as("exactly the due orders, first by payment status and id, up to the batch: %s", context)
                     .isEqualTo(new TreeSet<>(expected.stream().map(o -> o.orderNumber).toList()));
             assertThat(returned).as("the claim token and the attempt count it returns: %s", context)
                     .allSatisfy(r -> {
