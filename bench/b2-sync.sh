@@ -23,11 +23,14 @@ PEERS=${3:-"paysync dbs"}
 # 30 s of draining before the window, so both peers are measured compiled (steady state): with 4 s, a 2-worker cell on
 # a slow machine measured the JIT (1.41 x with 4 s, 1.93 x with 30 s; docs/benchmarks.md). The backlog must outlast
 # warm-up and window at the fastest peer's rate.
-BACKLOG=${B2_BACKLOG:-250000}
+BACKLOG=${B2_BACKLOG:-300000}
 WARM=${B2_WARM:-30}
-# Delayed cells only: seconds of draining at 0 ms before the delay is set (a 50 ms cell runs too few orders for the JIT).
-PREWARM=${B2_PREWARM:-0}
+# Delayed cells only: seconds of draining at 0 ms before the delay is set (a 50 ms cell runs too few orders for the JIT:
+# cold, Paysync's worker spent 58 % of its samples interpreted, docs/benchmarks-sync-notes.md). Both peers alike.
+PREWARM=${B2_PREWARM:-40}
 WINDOW=${B2_WINDOW:-20}
+# Delayed cells: a longer window, since at about 19 orders/s per worker one order is 0.26 % of a 20 s window.
+WINDOW_DELAYED=${B2_WINDOW_DELAYED:-40}
 FEED=${B2_FEED:-12}
 RATE_0=${B2_RATE_0:-25}   # per worker, stub 0 ms
 RATE_50=${B2_RATE_50:-8}  # per worker, stub 50 ms (one call in flight per worker: at most 20/s)
@@ -52,11 +55,14 @@ cell() { # cell <peer> <delay> <workers>
     sleep "$PREWARM"
     curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=$delay" > /dev/null
   fi
-  sleep "$WARM"
+  # More workers than cores: each JVM gets a share of the CPU to compile with (4 workers, 0 ms: CPU per order of both
+  # peers' workers 3 to 5 times that of 2 after 30 s; with 60 s, Paysync 1,217 -> 2,710/s, db-scheduler 719 -> 1,105).
+  sleep $(( w > $(nproc) ? 2 * WARM : WARM ))
   q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null
   read -r c0 x0 s0 n0 t0 < <(snapshot)
   read -r cw0 cp0 cs0 < <(cpu_snapshot)
-  sleep "$WINDOW"
+  local window=$WINDOW; [ "$delay" != 0 ] && window=$WINDOW_DELAYED
+  sleep "$window"
   read -r cw1 cp1 cs1 < <(cpu_snapshot)
   read -r c1 x1 s1 n1 t1 < <(snapshot)
   top_statements > "$OUT/$tag-statements.txt"
@@ -110,7 +116,8 @@ done; done; done
 {
 echo "B2 $(date -u +%FT%TZ), $(nproc) cores; per worker: batch ${BENCH_SYNC_BATCH:-50}, period/polling ${BENCH_SYNC_PERIOD_MS:-100} ms,"\
   "calls in flight ${BENCH_SYNC_CONCURRENCY:-1} (Paysync paysync.sync.concurrency = db-scheduler threads), pool ${BENCH_POOL:-8};"\
-  "backlog $BACKLOG, warm-up $WARM s, window $WINDOW s, feed $FEED s"
+  "backlog $BACKLOG, warm-up $WARM s ($((2 * WARM)) s with more workers than cores; delayed cells: first $PREWARM s at 0 ms), window $WINDOW s (delayed: $WINDOW_DELAYED s),"\
+  "feed $FEED s"
 echo
 python3 - "$RESULTS" <<'PY'
 import sys
