@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 6's one run: every benchmark in turn on this machine, then the summary of ratios.
-# Usage: bash bench/run-all.sh     (about 30 minutes; nothing else should run on the machine meanwhile)
+# Usage: bash bench/run-all.sh     (about 50 minutes; nothing else should run on the machine meanwhile)
 # Writes target/bench/b1.md, b2.md, b3.md, b4.txt and target/bench/summary.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,8 +13,11 @@ for b in b4-startup b1-callbacks b2-sync b3-growth; do
 done
 {
   echo "# One run, $(date -u +%FT%TZ), $(nproc) cores, $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD)"
+  # Markdown that pastes into docs/benchmarks.md as it is: the tables stay tables, b4.txt's plain lines in a block.
   for f in b4.txt b1.md b2.md b3.md; do
-    [ -f "target/bench/$f" ] && { echo; echo "## $f"; echo; cat "target/bench/$f"; }
+    [ -f "target/bench/$f" ] || continue
+    echo; echo "### $f"; echo
+    if [ "$f" = b4.txt ]; then echo '```'; cat "target/bench/$f"; echo '```'; else cat "target/bench/$f"; fi
   done
 } > target/bench/summary.md
 echo "summary: target/bench/summary.md"
