@@ -5,7 +5,9 @@
 # Per round, one start of each checkout in turn: it waits (at most 30 s) until the machine was at least AB_QUIET %
 # idle (default 90) over one second, then times process start to /observe/health/ready = 200 and the JVM's CPU time
 # to that moment, holding /tmp/paysync-bench.lock as b4-startup.sh does; the JVM is stopped at once (no RSS, see
-# b4-startup.sh for that). Prints one line per start: checkout, wall ms, CPU ms, idle % before, load average; then
+# b4-startup.sh for that). A checkout may be given as <dir>=<file>: the file (shell) sets BENCH_JAVA, CDS_OPTS and
+# BENCH_JAVA_OPTS for that entry's starts (e.g. another JDK, another archive, a setting), named <dir>=<file name>; the
+# same build can so be measured with several JVM options. Prints one line per start: checkout, wall ms, CPU ms, idle % before, load average; then
 # the medians and the per-round differences against the first checkout. Logs: target/bench/ab/<checkout>-<round>.log
 source "$(dirname "$0")/common.sh"
 ROUNDS=$1; shift
@@ -13,7 +15,12 @@ AB_QUIET=${AB_QUIET:-90}
 AB_OUT=$PWD/$OUT/ab
 mkdir -p "$AB_OUT"; rm -f "$AB_OUT"/*.log "$AB_OUT"/results.txt
 fresh_db
-cd "$1"; start_paysync "$AB_OUT/migrate.log"; wait_ready > /dev/null; stop_paysync; cd "$OLDPWD"
+cd "${1%%=*}"; start_paysync "$AB_OUT/migrate.log"; wait_ready > /dev/null; stop_paysync; cd "$OLDPWD"
+DEFAULT_CDS_OPTS=$CDS_OPTS DEFAULT_JAVA_OPTS=${BENCH_JAVA_OPTS:-}
+variant() { # variant <entry>: the JVM and options of that entry; prints its name
+  BENCH_JAVA=java CDS_OPTS=$DEFAULT_CDS_OPTS BENCH_JAVA_OPTS=$DEFAULT_JAVA_OPTS
+  case $1 in *=*) source "${1#*=}"; echo "$(basename "${1%%=*}")=$(basename "${1#*=}" .env)";; *) basename "$1";; esac
+}
 tick=$(getconf CLK_TCK)
 idle_pct() { # idle share of all CPUs over the next second, in %
   local a ai u n s i w x y z
@@ -21,8 +28,8 @@ idle_pct() { # idle share of all CPUs over the next second, in %
   read -r _ u n s i w x y z _ < /proc/stat; echo $(( 100 * (i + w - ai) / (u + n + s + i + w + x + y + z - a) ))
 }
 for r in $(seq 1 "$ROUNDS"); do
-  for dir in "$@"; do
-    name=$(basename "$dir")
+  for entry in "$@"; do
+    variant "$entry" > /dev/null; name=$(variant "$entry"); dir=${entry%%=*}
     for _ in $(seq 1 30); do q=$(idle_pct); [ "$q" -ge "$AB_QUIET" ] && break; done
     exec 9> /tmp/paysync-bench.lock; flock 9
     start=$(date +%s%N)
@@ -43,7 +50,11 @@ done
 python3 - "$AB_OUT/results.txt" "$@" <<'PY'
 import statistics as st, sys, os
 rows = [l.split() for l in open(sys.argv[1])]
-names = [os.path.basename(d.rstrip('/')) for d in sys.argv[2:]]
+def name(e):
+    d, _, f = e.partition('=')
+    n = os.path.basename(d.rstrip('/'))
+    return n + '=' + os.path.basename(f).removesuffix('.env') if f else n
+names = [name(e) for e in sys.argv[2:]]
 col = {n: [r for r in rows if r[0] == n] for n in names}
 for n in names:
     w = [int(r[1]) for r in col[n]]; c = [int(r[2]) for r in col[n]]

@@ -33,21 +33,22 @@ if [ "$BENCH_CDS" != off ]; then
 fi
 
 # check_cds <log>: fails when the JVM refused the archive (stale: the jar or a lib changed since it was written; or
-# another JVM), since the figures would then be those of a start without it.
+# another JVM), since the figures would then be those of a start without it. JDK 25's AOT cache (-XX:AOTCache) says
+# "Unable to use AOT cache" or, with -XX:AOTMode=on, refuses to start.
 check_cds() {
-  if grep -q "Unable to use shared archive" "$1"; then
+  if grep -qE "Unable to use (shared archive|AOT cache)" "$1"; then
     echo "the JVM refused $BENCH_CDS (see $1); rebuild it with mvn package" >&2; return 1
   fi
 }
 
-# start_paysync <log>: prod profile, sync and expiry off (B1 measures the callback alone); sets PAYSYNC_PID.
+# start_paysync <log>: BENCH_JAVA (default: java on the PATH), prod profile, sync and expiry off (B1 measures the callback alone); sets PAYSYNC_PID.
 start_paysync() {
   CAMEL_MAIN_PROFILE=prod CAMEL_SERVER_PORT=$BENCH_PORT \
   PAYSYNC_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" PAYSYNC_DB_USERNAME=$PGUSER PAYSYNC_DB_PASSWORD= \
   PAYSYNC_DB_POOL_SIZE=${BENCH_POOL:-8} \
   PAYSYNC_GATEWAY_WEBHOOK_SECRET="$BENCH_SECRET" PAYSYNC_ADMIN_TOKEN=bench-admin-token-0123456789 \
   PAYSYNC_THIRD_PARTY_URL=http://127.0.0.1:9/unused PAYSYNC_SYNC_ENABLED=false PAYSYNC_PAYMENT_EXPIRY_ENABLED=false \
-  java $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$1" 2>&1 &
+  ${BENCH_JAVA:-java} $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$1" 2>&1 &
   PAYSYNC_PID=$!
 }
 
