@@ -6,11 +6,11 @@
 # One cell = one peer, one stub delay, W worker processes:
 #  1. fresh data: NEVER_PAID never-paid orders NP-*, feeder orders F-* (Pending), no backlog; start W workers;
 #  2. drain: B2_BACKLOG Paid orders D-* appear in one commit; after B2_WARM s, a B2_WINDOW s window gives
-#     orders/s, commits per order (pg_stat_database.xact_commit) and statements per order (pg_stat_statements);
+#     orders/s, commits per order (pg_stat_database.xact_commit), statements per order (pg_stat_statements) and
+#     where the window's CPU went (workers, PostgreSQL, stub: ms per order); a cell whose backlog ran out before
+#     the window ended, or where a statement ran for more than 20 s (a stall), is marked and gets no ratio;
 #  3. the rest of the backlog is withdrawn (never sent), then the feeder pays F-* at a fixed rate below peak
 #     (B2_RATE_0 or B2_RATE_50 per worker) for B2_FEED s: Paid -> synced p50/p99 from paid_at to synced_at;
-#     and where the window's CPU went (workers, PostgreSQL, stub: ms per order); a cell whose backlog ran out before
-#     the window ended, or where a statement ran for more than 20 s (a stall), is marked and gets no ratio;
 #  4. correctness: duplicates (a second record at the stub for one order) and early sends (a send for an order
 #     never paid, or before its paid_at) from the stub and the database.
 BENCH_DB=${BENCH_DB:-paysync_bench_sync}

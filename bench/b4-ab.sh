@@ -17,10 +17,14 @@ mkdir -p "$AB_OUT"; rm -f "$AB_OUT"/*.log "$AB_OUT"/results.txt
 fresh_db
 cd "${1%%=*}"; start_paysync "$AB_OUT/migrate.log"; wait_ready > /dev/null; stop_paysync; cd "$OLDPWD"
 DEFAULT_CDS_OPTS=$CDS_OPTS DEFAULT_JAVA_OPTS=${BENCH_JAVA_OPTS:-}
-variant() { # variant <entry>: the JVM and options of that entry; prints its name
-  BENCH_JAVA=java CDS_OPTS=$DEFAULT_CDS_OPTS BENCH_JAVA_OPTS=$DEFAULT_JAVA_OPTS
-  case $1 in *=*) source "${1#*=}"; echo "$(basename "${1%%=*}")=$(basename "${1#*=}" .env)";; *) basename "$1";; esac
+name_of() { # name_of <entry>: <dir name> or <dir name>=<variant file name>
+  case $1 in *=*) echo "$(basename "${1%%=*}")=$(basename "${1#*=}" .env)";; *) basename "$1";; esac
 }
+variant() { # variant <entry>: sets the JVM and options of that entry's starts
+  BENCH_JAVA=java CDS_OPTS=$DEFAULT_CDS_OPTS BENCH_JAVA_OPTS=$DEFAULT_JAVA_OPTS
+  case $1 in *=*) source "${1#*=}";; esac
+}
+NAMES=(); for entry in "$@"; do NAMES+=("$(name_of "$entry")"); done
 tick=$(getconf CLK_TCK)
 idle_pct() { # idle share of all CPUs over the next second, in %
   local a ai u n s i w x y z
@@ -29,7 +33,7 @@ idle_pct() { # idle share of all CPUs over the next second, in %
 }
 for r in $(seq 1 "$ROUNDS"); do
   for entry in "$@"; do
-    variant "$entry" > /dev/null; name=$(variant "$entry"); dir=${entry%%=*}
+    variant "$entry"; name=$(name_of "$entry"); dir=${entry%%=*}
     for _ in $(seq 1 30); do q=$(idle_pct); [ "$q" -ge "$AB_QUIET" ] && break; done
     exec 9> /tmp/paysync-bench.lock; flock 9
     start=$(date +%s%N)
@@ -47,14 +51,10 @@ for r in $(seq 1 "$ROUNDS"); do
     echo "$name $(( (end - start) / 1000000 )) $cpu $q $(cut -d' ' -f1 /proc/loadavg)" | tee -a "$AB_OUT/results.txt"
   done
 done
-python3 - "$AB_OUT/results.txt" "$@" <<'PY'
-import statistics as st, sys, os
+python3 - "$AB_OUT/results.txt" "${NAMES[@]}" <<'PY'
+import statistics as st, sys
 rows = [l.split() for l in open(sys.argv[1])]
-def name(e):
-    d, _, f = e.partition('=')
-    n = os.path.basename(d.rstrip('/'))
-    return n + '=' + os.path.basename(f).removesuffix('.env') if f else n
-names = [name(e) for e in sys.argv[2:]]
+names = sys.argv[2:]
 col = {n: [r for r in rows if r[0] == n] for n in names}
 for n in names:
     w = [int(r[1]) for r in col[n]]; c = [int(r[2]) for r in col[n]]

@@ -113,7 +113,9 @@ start_workers() { # start_workers <peer> <n> <tag>
 
 # cpu_snapshot: CPU time (user + system, ms) used so far by the workers, by all of PostgreSQL's processes and by the
 # stub, one line "workers postgres stub"; two snapshots give where a window's CPU went (the machine has two cores,
-# so a CPU-bound cell is decided by CPU per order, not by waiting).
+# so a CPU-bound cell is decided by CPU per order, not by waiting). PostgreSQL's figure is a sum over the processes
+# alive at each snapshot: the workers' pooled connections live through the window; a backend that ends inside it
+# (the harness's own psql) is not counted, autovacuum is.
 cpu_snapshot() {
   python3 - "$STUB_PID" "${WORKER_PIDS[@]}" <<'PY'
 import os, sys
@@ -124,12 +126,12 @@ def cpu(pid):
         return int(f[11]) + int(f[12])
     except OSError:
         return 0
-stub, workers = sys.argv[1], sys.argv[2:]
 def comm(pid):
     try:
         return open(f'/proc/{pid}/comm').read().strip()
     except OSError:
         return ''
+stub, workers = sys.argv[1], sys.argv[2:]
 pg = sum(cpu(p) for p in os.listdir('/proc') if p.isdigit() and comm(p) == 'postgres')
 print(*(round(v * 1000 / tick) for v in (sum(cpu(w) for w in workers), pg, cpu(stub))))
 PY
