@@ -2,7 +2,9 @@ package io.paysync.db;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 
 import javax.sql.DataSource;
@@ -35,6 +37,7 @@ public final class Database implements AutoCloseable {
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
+    private final Map<String, HotStatement> hot = new ConcurrentHashMap<>();
 
     private Database(HikariDataSource dataSource, Dialect dialect) {
         this.dataSource = dataSource;
@@ -145,6 +148,12 @@ public final class Database implements AutoCloseable {
 
     public String sql(String name) {
         return dialect.sql(name);
+    }
+
+    /** The statement {@code name} of this dialect for the callback's hot path, parsed once (see {@link HotStatement}). */
+    public HotStatement hot(String name) {
+        return hot.computeIfAbsent(name,
+                n -> new HotStatement(sql(n), dataSource, jdbc.getJdbcTemplate().getExceptionTranslator()));
     }
 
     /** Closes the pool; when it is still being opened, after the opening ended (else the pool would outlive this). */

@@ -72,8 +72,9 @@ public final class TransitionLog {
         this.db = db;
     }
 
+    /** One row, on the transaction's connection; plain JDBC, as every transition writes one (the callback's hot path). */
     public void record(Entry e, Instant now) {
-        db.jdbc().update(db.sql("insert-transition"), params(e, now));
+        db.hot("insert-transition").update(values(e, now));
     }
 
     public void recordAll(List<Entry> entries, Instant now) {
@@ -81,25 +82,34 @@ public final class TransitionLog {
             return;
         }
         db.jdbc().batchUpdate(db.sql("insert-transition"),
-                entries.stream().map(e -> params(e, now)).toArray(SqlParameterSource[]::new));
+                entries.stream().map(e -> params(values(e, now))).toArray(SqlParameterSource[]::new));
     }
 
-    private static MapSqlParameterSource params(Entry e, Instant now) {
+    /** The row's values by name: {@code n0, v0, n1, v1, ...}. */
+    private static Object[] values(Entry e, Instant now) {
         Cause c = e.cause();
-        return new MapSqlParameterSource()
-                .addValue("orderNumber", e.orderNumber())
-                .addValue("machine", e.machine())
-                .addValue("fromStatus", e.from())
-                .addValue("toStatus", e.to())
-                .addValue("cause", truncate(c.text(), 300))
-                .addValue("detail", truncate(e.detail(), 1000))
-                .addValue("now", Database.utc(now))
-                .addValue("actor", c.actor())
-                .addValue("webhookId", truncate(c.webhookId(), 256))
-                .addValue("claimToken", truncate(c.claimToken(), 64))
-                .addValue("workerId", truncate(c.workerId(), 128))
-                .addValue("error", truncate(c.error(), 1000))
-                .addValue("fingerprint", truncate(c.fingerprint(), 64));
+        return new Object[] {
+            "orderNumber", e.orderNumber(),
+            "machine", e.machine(),
+            "fromStatus", e.from(),
+            "toStatus", e.to(),
+            "cause", truncate(c.text(), 300),
+            "detail", truncate(e.detail(), 1000),
+            "now", Database.utc(now),
+            "actor", c.actor(),
+            "webhookId", truncate(c.webhookId(), 256),
+            "claimToken", truncate(c.claimToken(), 64),
+            "workerId", truncate(c.workerId(), 128),
+            "error", truncate(c.error(), 1000),
+            "fingerprint", truncate(c.fingerprint(), 64) };
+    }
+
+    private static MapSqlParameterSource params(Object[] namesAndValues) {
+        MapSqlParameterSource params = new MapSqlParameterSource();
+        for (int i = 0; i + 1 < namesAndValues.length; i += 2) {
+            params.addValue((String) namesAndValues[i], namesAndValues[i + 1]);
+        }
+        return params;
     }
 
     public static String truncate(String s, int max) {

@@ -50,7 +50,21 @@ public final class Json {
         return (ObjectNode) node;
     }
 
+    /**
+     * A body written once, for answers that never change (the callback's four outcomes): {@link HttpResponder} sends
+     * its bytes as they are instead of writing the same JSON again on every request.
+     */
+    public record Written(byte[] bytes) {
+
+        public static Written of(Object value) {
+            return new Written(write(value));
+        }
+    }
+
     public static byte[] write(Object value) {
+        if (value instanceof Written written) {
+            return written.bytes();
+        }
         try {
             return MAPPER.writeValueAsBytes(value);
         } catch (IOException e) {

@@ -73,12 +73,8 @@ public class OrderRepository {
             TransitionLog.Cause cause, Runnable alsoOnMove) {
         Instant now = now();
         return inTransaction(() -> {
-            int rows = jdbc.update(db.sql("mark-order-paid"), new MapSqlParameterSource()
-                    .addValue("orderNumber", orderNumber)
-                    .addValue("transactionId", transactionId)
-                    .addValue("currency", currency)
-                    .addValue("amount", amount)
-                    .addValue("now", Database.utc(now)));
+            int rows = db.hot("mark-order-paid").update("orderNumber", orderNumber, "transactionId", transactionId,
+                    "currency", currency, "amount", amount, "now", Database.utc(now));
             if (rows == 1) {
                 recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Paid.name(),
                         cause, "transaction " + transactionId, now);
@@ -93,10 +89,8 @@ public class OrderRepository {
             TransitionLog.Cause cause, Runnable alsoOnMove) {
         Instant now = now();
         return inTransaction(() -> {
-            int rows = jdbc.update(db.sql("mark-order-failed"), new MapSqlParameterSource()
-                    .addValue("orderNumber", orderNumber)
-                    .addValue("currency", currency)
-                    .addValue("amount", amount));
+            int rows = db.hot("mark-order-failed").update("orderNumber", orderNumber, "currency", currency,
+                    "amount", amount);
             if (rows == 1) {
                 recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Failed.name(),
                         cause, "transaction " + transactionId, now);

@@ -1,6 +1,7 @@
 package io.paysync.payment;
 
 import java.io.IOException;
+import java.sql.Types;
 import java.time.Instant;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,7 +11,7 @@ import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.SqlParameterValue;
 
 /**
  * The raw callbacks, stored with their verification result and answer: every request to the callback endpoint,
@@ -107,16 +108,16 @@ public class CallbackLog {
     }
 
     private void write(Entry e) {
-        db.jdbc().update(db.sql("insert-callback"), new MapSqlParameterSource()
-                .addValue("receivedAt", Database.utc(e.receivedAt))
-                .addValue("webhookId", e.webhookId)
-                .addValue("orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body))
-                .addValue("contentType", e.contentType)
-                .addValue("signature", e.signature)
-                .addValue("httpStatus", e.httpStatus)
-                .addValue("outcome", e.outcome == null ? "unknown" : e.outcome)
-                .addValue("bodySize", e.bodySize)
-                .addValue("body", e.body, java.sql.Types.VARBINARY));
+        db.hot("insert-callback").update(
+                "receivedAt", Database.utc(e.receivedAt),
+                "webhookId", e.webhookId,
+                "orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body),
+                "contentType", e.contentType,
+                "signature", e.signature,
+                "httpStatus", e.httpStatus,
+                "outcome", e.outcome == null ? "unknown" : e.outcome,
+                "bodySize", e.bodySize,
+                "body", new SqlParameterValue(Types.VARBINARY, e.body));
     }
 
     /** Control characters (a NUL among them, which PostgreSQL text refuses) as '?'. */

@@ -41,6 +41,13 @@ public class PaymentCallbackHandler implements Processor {
     private static final Consumer<String> NOTHING = outcome -> {
     };
 
+    /** The answer to each outcome, written once: {@code {"outcome": "paid"}} and the like. */
+    private static final Map<String, Json.Written> ANSWERS = Map.of(
+            OUTCOME_PAID, Json.Written.of(Map.of("outcome", OUTCOME_PAID)),
+            OUTCOME_ALREADY_PAID, Json.Written.of(Map.of("outcome", OUTCOME_ALREADY_PAID)),
+            OUTCOME_FAILED, Json.Written.of(Map.of("outcome", OUTCOME_FAILED)),
+            OUTCOME_IGNORED, Json.Written.of(Map.of("outcome", OUTCOME_IGNORED)));
+
     private static final Pattern EVENT_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
 
     private final CallbackSignatureVerifier verifier;
@@ -96,7 +103,7 @@ public class PaymentCallbackHandler implements Processor {
             });
             audit.answered(200, outcome);
             logged = outcome.equals(OUTCOME_PAID) || outcome.equals(OUTCOME_FAILED); // committed with the transition
-            return ApiReply.ok(Map.of("outcome", outcome));
+            return ApiReply.ok(ANSWERS.get(outcome));
         } catch (CallbackSignatureVerifier.Rejected e) {
             audit.signature(e.result()).answered(e.status(), e.code());
             throw e;
@@ -158,7 +165,7 @@ public class PaymentCallbackHandler implements Processor {
             }
         }
         CallbackRequest callback = CallbackRequest.parse(fields);
-        return ApiReply.ok(Map.of("outcome",
+        return ApiReply.ok(ANSWERS.get(
                 apply(callback, new Source(eventId, new TransitionLog.Cause(gateway + " event " + eventId,
                         TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false),
                         NOTHING)));
@@ -170,7 +177,7 @@ public class PaymentCallbackHandler implements Processor {
             throw new IllegalStateException("Route " + exchange.getFromRouteId()
                     + " answers a gateway event without verifying its signature first");
         }
-        return ApiReply.ok(Map.of("outcome", OUTCOME_IGNORED));
+        return ApiReply.ok(ANSWERS.get(OUTCOME_IGNORED));
     }
 
     /**
