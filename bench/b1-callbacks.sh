@@ -6,6 +6,8 @@
 # Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a WARM s warm-up, median and range.
 # Latency: bench/ingest's fixed-rate client (HdrHistogram, open loop) at 50 % and 80 % of Paysync's peak against both
 # HTTP cells. Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
+# The two HTTP cells run side by side: both servers up on one database, their warm-ups, repetitions and fixed-rate
+# runs alternating (paysync, vertx, paysync, ...), so a slow minute of this shared machine falls on both, not on one.
 # Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=3; B1_ONLY=paysync for Paysync's cells alone)
 # Writes target/bench/b1.md.
 # Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
@@ -13,8 +15,9 @@ source "$(dirname "$0")/common.sh"
 CONNS=${1:-16}
 SECS=${2:-30}
 REPS=${B1_REPS:-3}
-ORDERS=${B1_ORDERS:-1100000}
-WARM=${B1_WARM:-30}        # seconds of wrk before the measured runs, per cell (JIT)
+ORDERS=${B1_ORDERS:-2400000} # both HTTP cells' slices: 2 warm-ups and 2 x REPS wrk runs, 4 fixed-rate runs
+WARM=${B1_WARM:-60}        # seconds of wrk before the measured runs, per cell (JIT: with 30 s, Paysync's first run
+                           # was still compiling)
 # Seconds each fixed-rate run sends before it records: the client is a fresh JVM, and with 5 s its own warm-up
 # (and the switch from wrk) put every request over 20 ms into the first 3 s (bench/profile-b1-latency.sh).
 FIXED_WARM=${B1_FIXED_WARM:-15}
@@ -65,29 +68,31 @@ stats_end() { # stats_end PID CLIENT_CPU_SECONDS; prints: paid, then per request
     print($paid, round($commits/p, 2), round($stmts/p, 2), round($wal/p), round(s, 3), round(c, 3), round(m-s-c, 3), round(m, 3))"
 }
 
-# peak NAME PORT PID: warm-up, then REPS wrk runs on fresh slices of orders; appends rows, sets PEAK (median req/s)
-peak() {
-  local name=$1 port=$2 pid=$3 rates=()
+# warm NAME PORT: WARM s of wrk on a fresh slice of orders, not recorded
+warm() {
   sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
   B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" wrk -t2 -c"$CONNS" -d"${WARM}s" -s bench/callbacks.lua \
-    "http://127.0.0.1:$port" > "$OUT/b1-$name-warmup.txt"
-  for rep in $(seq 1 "$REPS"); do
-    sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
-    q "CHECKPOINT" > /dev/null
-    stats_begin "$pid"
-    B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" /usr/bin/time -f "%U %S" -o "$OUT/b1-client-cpu.txt" \
-      wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua "http://127.0.0.1:$port" > "$OUT/b1-$name-$rep.txt"
-    read -r paid cpr spr wpr cpu client rest machine <<< "$(stats_end "$pid" "$(awk '{print $1 + $2}' "$OUT/b1-client-cpu.txt")")"
-    local rps lat err
-    rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/b1-$name-$rep.txt")
-    lat=$(grep -E '^latency p50' "$OUT/b1-$name-$rep.txt" | sed 's/latency //')
-    err=$(awk '/non-2xx or socket errors/ {print $NF}' "$OUT/b1-$name-$rep.txt")
-    echo "| $name | $rep | $rps | $paid | $err | $lat | $cpr | $spr | $wpr | $cpu | $client | $rest | $machine |" >> "$RESULT.peak"
-    rates+=("$rps")
-  done
-  PEAK=$(printf '%s\n' "${rates[@]}" | sort -n | sed -n "$(( (REPS + 1) / 2 ))p")
-  echo "$name peak (median of ${rates[*]}): $PEAK req/s"
+    "http://127.0.0.1:$2" > "$OUT/b1-$1-warmup.txt"
 }
+
+# run NAME PORT PID REP: one recorded wrk run on a fresh slice of orders; appends its row, then its req/s to RATES_NAME
+run() {
+  local name=$1 port=$2 pid=$3 rep=$4
+  sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
+  q "CHECKPOINT" > /dev/null
+  stats_begin "$pid"
+  B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" /usr/bin/time -f "%U %S" -o "$OUT/b1-client-cpu.txt" \
+    wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua "http://127.0.0.1:$port" > "$OUT/b1-$name-$rep.txt"
+  read -r paid cpr spr wpr cpu client rest machine <<< "$(stats_end "$pid" "$(awk '{print $1 + $2}' "$OUT/b1-client-cpu.txt")")"
+  local rps lat err
+  rps=$(awk '/Requests\/sec/ {print $2}' "$OUT/b1-$name-$rep.txt")
+  lat=$(grep -E '^latency p50' "$OUT/b1-$name-$rep.txt" | sed 's/latency //')
+  err=$(awk '/non-2xx or socket errors/ {print $NF}' "$OUT/b1-$name-$rep.txt")
+  echo "| $name | $rep | $rps | $paid | $err | $lat | $cpr | $spr | $wpr | $cpu | $client | $rest | $machine |" >> "$RESULT.peak"
+  echo "$rps" >> "$OUT/b1-$name-rates.txt"
+}
+
+median() { sort -n "$OUT/b1-$1-rates.txt" | sed -n "$(( (REPS + 1) / 2 ))p"; }
 
 consistent() { # every Paid order has exactly its history row and (HTTP cells) its callbacks row; appends the line
   local paid hist audit
@@ -109,29 +114,36 @@ fixed() { # fixed NAME PORT RATE
 : > "$RESULT.check"
 exec 9> /tmp/paysync-bench.lock; flock 9
 
-# 1. Paysync
+# 1. Paysync and the plain Vert.x handler, side by side on one database, their runs alternating
 seed
+rm -f "$OUT"/b1-*-rates.txt
 start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
-peak paysync "$BENCH_PORT" "$PAYSYNC_PID"; PAYSYNC_PEAK=$PEAK
+if [ "${B1_ONLY:-}" != paysync ]; then
+  BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
+  BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
+    java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 &
+  BASE_PID=$!
+  until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
+fi
+cells() { echo paysync; [ "${B1_ONLY:-}" = paysync ] || echo vertx; } # the order each round runs them in
+port_of() { [ "$1" = paysync ] && echo "$BENCH_PORT" || echo "$BASE_PORT"; }
+pid_of() { [ "$1" = paysync ] && echo "$PAYSYNC_PID" || echo "$BASE_PID"; }
+for c in $(cells); do warm "$c" "$(port_of "$c")"; done
+for rep in $(seq 1 "$REPS"); do
+  for c in $(cells); do run "$c" "$(port_of "$c")" "$(pid_of "$c")" "$rep"; done
+done
+PAYSYNC_PEAK=$(median paysync)
+echo "paysync peak (median of $(tr '\n' ' ' < "$OUT/b1-paysync-rates.txt")): $PAYSYNC_PEAK req/s"
+if [ "${B1_ONLY:-}" = paysync ]; then stop_paysync; cat "$RESULT.peak"; exit 0; fi # a quick look at Paysync alone
+VERTX_PEAK=$(median vertx)
+echo "vertx peak (median of $(tr '\n' ' ' < "$OUT/b1-vertx-rates.txt")): $VERTX_PEAK req/s"
 R50=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.5))"); R80=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.8))")
-fixed "paysync-at-50pct" "$BENCH_PORT" "$R50"
-fixed "paysync-at-80pct" "$BENCH_PORT" "$R80"
-consistent paysync
+for pct in 50 80; do
+  rate=$R50; [ "$pct" = 80 ] && rate=$R80
+  for c in $(cells); do fixed "$c-at-${pct}pct" "$(port_of "$c")" "$rate"; done
+done
+consistent "paysync and vertx (one database)"
 stop_paysync
-
-if [ "${B1_ONLY:-}" = paysync ]; then cat "$RESULT.peak"; exit 0; fi # a quick look at Paysync alone
-
-# 2. plain Vert.x handler, same database work
-seed
-BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
-BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
-  java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 &
-BASE_PID=$!
-until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
-peak vertx "$BASE_PORT" "$BASE_PID"; VERTX_PEAK=$PEAK
-fixed "vertx-at-50pct" "$BASE_PORT" "$R50"
-fixed "vertx-at-80pct" "$BASE_PORT" "$R80"
-consistent vertx
 kill "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true
 
 # 3. pgbench, same UPDATE and history row, same concurrency
