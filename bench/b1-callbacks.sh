@@ -121,7 +121,7 @@ start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
 if [ "${B1_ONLY:-}" != paysync ]; then
   BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
   BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
-    java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 &
+    java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 9>&- &
   BASE_PID=$!
   until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
 fi

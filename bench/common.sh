@@ -48,7 +48,7 @@ start_paysync() {
   PAYSYNC_DB_POOL_SIZE=${BENCH_POOL:-8} \
   PAYSYNC_GATEWAY_WEBHOOK_SECRET="$BENCH_SECRET" PAYSYNC_ADMIN_TOKEN=bench-admin-token-0123456789 \
   PAYSYNC_THIRD_PARTY_URL=http://127.0.0.1:9/unused PAYSYNC_SYNC_ENABLED=false PAYSYNC_PAYMENT_EXPIRY_ENABLED=false \
-  ${BENCH_JAVA:-java} $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$1" 2>&1 &
+  ${BENCH_JAVA:-java} $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$1" 2>&1 9>&- &  # 9>&-: a server left running must not hold the bench lock
   PAYSYNC_PID=$!
 }
 
@@ -90,7 +90,7 @@ start_sync_worker() {
   PAYSYNC_SYNC_PERIOD_MS=${BENCH_SYNC_PERIOD_MS:-100} PAYSYNC_SYNC_BATCH_SIZE=${BENCH_SYNC_BATCH:-50} \
   PAYSYNC_SYNC_CONCURRENCY=${BENCH_SYNC_CONCURRENCY:-1} \
   PAYSYNC_SYNC_WORKER_ID="bench-$1" \
-  java ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$2" 2>&1 &
+  java ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$2" 2>&1 9>&- &
   WORKER_PIDS+=($!); WORKER_PORTS+=($port); WORKER_LOGS+=("$2")
 }
 
@@ -100,7 +100,7 @@ start_dbs_worker() {
   local threads=${BENCH_DBS_THREADS:-${BENCH_SYNC_CONCURRENCY:-1}}
   java ${BENCH_JAVA_OPTS:-} -cp "$BENCH_TOOLS_CP" io.paysync.bench.DbSchedulerPeer \
     "jdbc:postgresql://$PGHOST:5432/$BENCH_DB" "$BENCH_STUB_URL" "$threads" "${BENCH_POOL:-8}" \
-    "${BENCH_SYNC_PERIOD_MS:-100}" 0.5 "$(python3 -c "print(${BENCH_SYNC_BATCH:-50} / $threads)")" > "$2" 2>&1 &
+    "${BENCH_SYNC_PERIOD_MS:-100}" 0.5 "$(python3 -c "print(${BENCH_SYNC_BATCH:-50} / $threads)")" > "$2" 2>&1 9>&- &
   WORKER_PIDS+=($!); WORKER_PORTS+=(0); WORKER_LOGS+=("$2")
 }
 
@@ -136,7 +136,7 @@ stop_workers() { # SIGTERM (graceful), then SIGKILL whatever still runs after 15
 
 # start_stub <port>: the third-party stub (bench/sync Stub.java); sets STUB_PID and BENCH_STUB_URL.
 start_stub() {
-  java -Xmx256m -cp "$BENCH_TOOLS_CP" io.paysync.bench.Stub "$1" 0 > "$OUT/stub.log" 2>&1 &
+  java -Xmx256m -cp "$BENCH_TOOLS_CP" io.paysync.bench.Stub "$1" 0 > "$OUT/stub.log" 2>&1 9>&- &
   STUB_PID=$!
   BENCH_STUB_URL="http://127.0.0.1:$1"
   for _ in $(seq 1 200); do curl -fs -o /dev/null "$BENCH_STUB_URL/counts" && return 0; sleep 0.05; done
