@@ -22,7 +22,8 @@ BUCKETS = [  # first match from the leaf wins; order is from the most specific
     ("Vert.x / Netty (HTTP server)", "io/netty/"),
 ]
 
-out = subprocess.run(["jfr", "print", "--json", "--events", "jdk.ExecutionSample", sys.argv[1]],
+out = subprocess.run(["jfr", "print", "--json", "--stack-depth", "512", "--events", "jdk.ExecutionSample",
+                      sys.argv[1]],
                      capture_output=True, text=True, check=True).stdout
 events = json.loads(out)["recording"]["events"]
 counts = collections.Counter()
