@@ -49,7 +49,7 @@ public class SyncClaims {
         m.setHeader("claimToken", UUID.randomUUID().toString());
         m.setHeader("now", Database.utc(now));
         m.setHeader("leaseUntil", Database.utc(now.plus(settings.lease())));
-        m.setHeader("batchSize", settings.batchSize());
+        m.setHeader("batchSize", settings.claimSize());
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
         if (exchange.getProperty(PendingCompletions.PROPERTY) == null) {
             // Whatever a failed round left waiting is still written when the tick ends, however it ends.
@@ -102,7 +102,7 @@ public class SyncClaims {
      */
     public boolean claimAgain(Exchange exchange) {
         int rounds = exchange.getProperty(ROUNDS, 0, Integer.class);
-        if (rounds > 0 && (exchange.getProperty(LAST_CLAIM_SIZE, 0, Integer.class) < settings.batchSize()
+        if (rounds > 0 && (exchange.getProperty(LAST_CLAIM_SIZE, 0, Integer.class) < settings.claimSize()
                 || rounds >= settings.maxClaimsPerTick())) {
             return false;
         }

@@ -56,6 +56,21 @@ class SyncSettingsTest {
      * skips only row locks; the batch is capped well below.
      */
     @Test
+    void should_claim_a_multiple_of_the_calls_in_flight_so_no_round_of_calls_runs_part_empty() {
+        org.assertj.core.api.Assertions.assertThat(claimSize("50", "1")).isEqualTo(50);
+        org.assertj.core.api.Assertions.assertThat(claimSize("50", "8")).isEqualTo(48);
+        org.assertj.core.api.Assertions.assertThat(claimSize("48", "8")).isEqualTo(48);
+        org.assertj.core.api.Assertions.assertThat(claimSize("1000", "7")).isEqualTo(994);
+        // A batch no larger than the calls in flight is one round already: taken as configured.
+        org.assertj.core.api.Assertions.assertThat(claimSize("5", "8")).isEqualTo(5);
+        org.assertj.core.api.Assertions.assertThat(claimSize("8", "8")).isEqualTo(8);
+    }
+
+    private static int claimSize(String batchSize, String concurrency) {
+        return fromProperties("paysync.sync.batch-size", batchSize, "paysync.sync.concurrency", concurrency).claimSize();
+    }
+
+    @Test
     void should_refuse_a_batch_size_at_which_sql_server_escalates_to_a_table_lock() {
         assertThatThrownBy(() -> fromProperties("paysync.sync.batch-size", "5000"))
                 .isInstanceOf(InvalidSettingsException.class)
