@@ -182,7 +182,7 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
   echo
   echo "pgbench at the same 80 % rate (-R $R80, schedule lag included): $(grep -E 'latency (average|stddev)' "$OUT/b1-pgbench-at-80pct.txt" | tr -s ' ' | tr '\n' ';')"
   echo
-  echo "Consistency after each HTTP cell (the numbers of each such line must be equal), and the fixed-rate client's CPU:"
+  echo "Consistency after the HTTP cells (the three numbers of that line must be equal), and the fixed-rate client's CPU:"
   echo
   sed 's/^/- /' "$RESULT.check"
   echo
