@@ -31,6 +31,7 @@ public class CallbackSignatureVerifier {
 
     private static final Pattern UNIX_SECONDS = Pattern.compile("[0-9]{1,12}");
     private static final Pattern WEBHOOK_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
+    private static final Pattern SPACES = Pattern.compile(" +"); // between the signatures of one header
 
     /** Verification results, as the callbacks audit log stores them. */
     public static final String VALID = "valid";
@@ -118,9 +119,10 @@ public class CallbackSignatureVerifier {
             throw invalid(EXPIRED, "The webhook-timestamp is outside the allowed window");
         }
         String payload = strictUtf8(body);
+        String[] candidates = SPACES.split(signatures.trim());
         for (Webhook secret : secrets) {
             byte[] expected = expected(secret, webhookId, sent, payload);
-            for (String candidate : signatures.trim().split(" +")) {
+            for (String candidate : candidates) {
                 if (candidate.startsWith("v1,")
                         && MessageDigest.isEqual(expected, candidate.getBytes(StandardCharsets.US_ASCII))) {
                     return payload;

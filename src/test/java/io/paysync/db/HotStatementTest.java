@@ -72,6 +72,26 @@ class HotStatementTest {
     }
 
     @Test
+    void should_bind_by_name_on_every_call_when_one_statement_is_given_its_names_in_other_orders() {
+        HotStatement insert = statement(INSERT);
+
+        insert.update("id", 10, "name", "a", "amount", BigDecimal.ONE, "at", null, "body", new byte[] { 1 });
+        insert.update("id", 11, "name", "b", "amount", BigDecimal.TEN, "at", null, "body", new byte[] { 2 });
+        insert.update("name", "c", "id", 12, "body", new byte[] { 3 }, "amount", BigDecimal.ZERO, "at", null);
+        // The same names as new String objects (not the literals' instances), then a missing one: found by name.
+        insert.update(new String("id"), 13, new String("name"), "d", new String("amount"), BigDecimal.ONE,
+                new String("at"), null, new String("body"), new byte[] { 4 });
+        assertThatThrownBy(() -> insert.update("id", 14, "name", "e", "amount", BigDecimal.ONE, "at", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(":body");
+        insert.update("id", 15, "name", "f", "amount", BigDecimal.TEN, "at", null, "body", new byte[] { 5 });
+
+        assertThat(jdbc.queryForList("SELECT id, name, amount, body FROM t ORDER BY id")).extracting(
+                r -> r.get("ID") + " " + r.get("NAME") + " " + r.get("AMOUNT") + " " + ((byte[]) r.get("BODY"))[0])
+                .containsExactly("10 a 1.00 1", "11 b 10.00 2", "12 c 0.00 3", "13 d 1.00 4", "15 f 10.00 5");
+    }
+
+    @Test
     void should_raise_springs_duplicate_key_exception_when_a_unique_index_refuses() {
         statement(INSERT).update("id", 4, "name", "a", "amount", null, "at", null, "body", null);
 
