@@ -5,23 +5,30 @@
 #   pgbench  the same guarded UPDATE and history row in one transaction (bench/pgbench-callback.sql)
 # Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a WARM s warm-up, median and range.
 # Latency: bench/ingest's fixed-rate client (HdrHistogram, open loop) at 50 % and 80 % of Paysync's peak against both
-# HTTP cells. Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
+# HTTP cells, FIXED_REPS runs each (alternating), a CHECKPOINT before each; the ratio compares the median p99s, since
+# one stall of this shared machine decides a single run's p99 (docs/benchmarks.md, "Reading it"). Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
 # The two HTTP cells run side by side: both servers up on one database, their warm-ups, repetitions and fixed-rate
 # runs alternating (paysync, vertx, paysync, ...), so a slow minute of this shared machine falls on both, not on one.
-# Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=3; B1_ONLY=paysync for Paysync's cells alone)
+# Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=5, B1_FIXED_REPS=3; B1_ONLY=paysync for
+# Paysync's peak runs alone)
 # Writes target/bench/b1.md.
 # Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
 source "$(dirname "$0")/common.sh"
 CONNS=${1:-16}
 SECS=${2:-30}
-REPS=${B1_REPS:-3}
-ORDERS=${B1_ORDERS:-2400000} # both HTTP cells' slices: 2 warm-ups and 2 x REPS wrk runs, 4 fixed-rate runs
+REPS=${B1_REPS:-5}
+FIXED_REPS=${B1_FIXED_REPS:-3}
 WARM=${B1_WARM:-60}        # seconds of wrk before the measured runs, per cell (JIT: with 30 s, Paysync's first run
                            # was still compiling)
 # Seconds each fixed-rate run sends before it records: the client is a fresh JVM, and with 5 s its own warm-up
 # (and the switch from wrk) put every request over 20 ms into the first 3 s (bench/profile-b1-latency.sh).
 FIXED_WARM=${B1_FIXED_WARM:-15}
 SLICE=${B1_SLICE:-200000}  # orders signed for one wrk run: more than a run can use
+FIXED_MAX_RATE=${B1_FIXED_MAX_RATE:-3000} # the most a fixed-rate run may offer (80 % of a peak above 3,750 req/s)
+# Both HTTP cells' orders: 2 warm-ups and 2 x REPS wrk runs of a slice each, then FIXED_REPS x 2 cells fixed-rate runs
+# at 80 % and at 50 % (5/8 of the 80 % rate) of the peak
+ORDERS=${B1_ORDERS:-$(( (2 + 2 * REPS) * SLICE + FIXED_REPS * 2 * (SECS + FIXED_WARM) * FIXED_MAX_RATE * 13 / 8 ))}
+PGBENCH_ORDERS=${B1_PGBENCH_ORDERS:-2400000} # pgbench's cell: (WARM + (REPS + 1) x SECS) s at its peak and fewer
 BASE_PORT=$((BENCH_PORT + 2))
 INGEST=bench/ingest/target
 [ -d "$INGEST/lib" ] || mvn -q -B -f bench/ingest/pom.xml package
@@ -30,12 +37,12 @@ RESULT="$OUT/b1.md"
 FIXED="$OUT/b1-fixed.md"
 : > "$FIXED"
 
-seed() { # a fresh database with ORDERS Pending orders B-1..B-n (the schema migrated by Paysync itself)
+seed() { # seed N: a fresh database with N Pending orders B-1..B-N (the schema migrated by Paysync itself)
   fresh_db
   start_paysync "$OUT/b1-migrate.log"; wait_ready > /dev/null; stop_paysync
   psql -q -d "$BENCH_DB" -c "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status,
       sync_attempts, created_at) SELECT 'B-' || i, 10.00, 'EUR', 'Pending', 'Pending', 0, now()
-      FROM generate_series(1, $ORDERS) i" -c "CREATE SEQUENCE bench_order_ids" \
+      FROM generate_series(1, $1) i" -c "CREATE SEQUENCE bench_order_ids" \
       -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "VACUUM ANALYZE" -c "CHECKPOINT"
   NEXT=1
 }
@@ -103,6 +110,10 @@ consistent() { # every Paid order has exactly its history row and (HTTP cells) i
 }
 
 fixed() { # fixed NAME PORT RATE
+  if [ "$3" -gt "$FIXED_MAX_RATE" ] || [ $(( NEXT + $3 * (SECS + FIXED_WARM) )) -gt "$ORDERS" ]; then
+    echo "fixed-rate run $1 at $3 req/s would need orders past B-$ORDERS: raise B1_FIXED_MAX_RATE" >&2; exit 1
+  fi
+  q "CHECKPOINT" > /dev/null # as before each wrk run: no checkpoint left over from the last run's writes
   /usr/bin/time -f "%U %S" -o "$OUT/b1-fixed-cpu.txt" \
     java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" "$FIXED_WARM" "$CONNS" "$NEXT" \
     "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
@@ -113,9 +124,11 @@ fixed() { # fixed NAME PORT RATE
 : > "$RESULT.peak"
 : > "$RESULT.check"
 exec 9> /tmp/paysync-bench.lock; flock 9
+# Whatever ends the script (a refused fixed-rate run, a failed step) stops the servers it started.
+trap 'stop_paysync; [ -n "${BASE_PID:-}" ] && kill "$BASE_PID" 2> /dev/null; true' EXIT
 
 # 1. Paysync and the plain Vert.x handler, side by side on one database, their runs alternating
-seed
+seed "$ORDERS"
 rm -f "$OUT"/b1-*-rates.txt
 start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
 if [ "${B1_ONLY:-}" != paysync ]; then
@@ -140,14 +153,16 @@ echo "vertx peak (median of $(tr '\n' ' ' < "$OUT/b1-vertx-rates.txt")): $VERTX_
 R50=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.5))"); R80=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.8))")
 for pct in 50 80; do
   rate=$R50; [ "$pct" = 80 ] && rate=$R80
-  for c in $(cells); do fixed "$c-at-${pct}pct" "$(port_of "$c")" "$rate"; done
+  for rep in $(seq 1 "$FIXED_REPS"); do
+    for c in $(cells); do fixed "$c-at-${pct}pct-$rep" "$(port_of "$c")" "$rate"; done
+  done
 done
 consistent "paysync and vertx (one database)"
 stop_paysync
 kill "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true
 
 # 3. pgbench, same UPDATE and history row, same concurrency
-seed
+seed "$PGBENCH_ORDERS"
 pgbench -n -c"$CONNS" -j2 -T"$WARM" -f bench/pgbench-callback.sql "$BENCH_DB" > /dev/null 2>&1 # warm-up
 tps_all=()
 for rep in $(seq 1 "$REPS"); do
@@ -166,7 +181,8 @@ pgbench -n -c"$CONNS" -j2 -T"$SECS" -R"$R80" -f bench/pgbench-callback.sql "$BEN
   > "$OUT/b1-pgbench-at-80pct.txt" 2>&1 || true
 
 ratio() { python3 -c "print(round(float('$1') / float('$2'), 2))"; }
-p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIXED"; }
+p99s() { awk -F'|' -v l="$1" '$2 ~ " "l"-[0-9]+ " {gsub(/ /, "", $10); print $10}' "$FIXED" | sort -n | tr '\n' ' '; }
+p99() { p99s "$1" | tr ' ' '\n' | sed -n "$(( (FIXED_REPS + 1) / 2 ))p"; } # the median of FIXED_REPS runs
 {
   echo "B1 $(date -u +%FT%TZ), $(nproc) cores, $CONNS connections, $REPS x ${SECS} s after a ${WARM} s warm-up, pool ${BENCH_POOL:-8}"
   echo
@@ -174,7 +190,8 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$RESULT.peak"
   echo
-  echo "Fixed rate (open loop, latency from when each request was due; ${FIXED_WARM} s unrecorded warm-up, then ${SECS} s):"
+  echo "Fixed rate (open loop, latency from when each request was due; ${FIXED_WARM} s unrecorded warm-up, then ${SECS} s;"
+  echo "$FIXED_REPS runs per cell and rate, alternating):"
   echo
   echo "| cell | offered req/s | recorded req/s | recorded | statuses | errors | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
@@ -189,5 +206,8 @@ p99() { awk -F'|' -v l="$1" '$2 ~ " "l" " {gsub(/ /, "", $10); print $10}' "$FIX
   echo "Peaks (medians): paysync $PAYSYNC_PEAK req/s, vertx $VERTX_PEAK req/s, pgbench $PGBENCH_TPS tps"
   echo "paysync / pgbench: $(ratio "$PAYSYNC_PEAK" "$PGBENCH_TPS") (target >= 0.80)"
   echo "paysync / vertx: $(ratio "$PAYSYNC_PEAK" "$VERTX_PEAK") (target >= 0.85)"
-  echo "p99 paysync / vertx at 50 %: $(ratio "$(p99 paysync-at-50pct)" "$(p99 vertx-at-50pct)"), at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 vertx-at-80pct)") (target <= 1.2)"
+  for pct in 50 80; do
+    echo "p99 at $pct % (ms, each run): paysync $(p99s "paysync-at-${pct}pct"); vertx $(p99s "vertx-at-${pct}pct")"
+  done
+  echo "p99 paysync / vertx, medians of $FIXED_REPS runs: at 50 %: $(ratio "$(p99 paysync-at-50pct)" "$(p99 vertx-at-50pct)"), at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 vertx-at-80pct)") (target <= 1.2)"
 } | tee "$RESULT"
