@@ -6,7 +6,8 @@
 # Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a WARM s warm-up, median and range.
 # Latency: bench/ingest's fixed-rate client (HdrHistogram, open loop) at 50 % and 80 % of Paysync's peak against both
 # HTTP cells, FIXED_REPS runs each (alternating), a CHECKPOINT before each; the ratio compares the median p99s, since
-# one stall of this shared machine decides a single run's p99 (docs/benchmarks.md, "Reading it"). Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
+# one stall of this shared machine decides a single run's p99 (docs/benchmarks.md, "Reading it").
+# Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
 # The two HTTP cells run side by side: both servers up on one database, their warm-ups, repetitions and fixed-rate
 # runs alternating (paysync, vertx, paysync, ...), so a slow minute of this shared machine falls on both, not on one.
 # Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=5, B1_FIXED_REPS=3; B1_ONLY=paysync for
@@ -28,7 +29,8 @@ FIXED_MAX_RATE=${B1_FIXED_MAX_RATE:-3000} # the most a fixed-rate run may offer 
 # Both HTTP cells' orders: 2 warm-ups and 2 x REPS wrk runs of a slice each, then FIXED_REPS x 2 cells fixed-rate runs
 # at 80 % and at 50 % (5/8 of the 80 % rate) of the peak
 ORDERS=${B1_ORDERS:-$(( (2 + 2 * REPS) * SLICE + FIXED_REPS * 2 * (SECS + FIXED_WARM) * FIXED_MAX_RATE * 13 / 8 ))}
-PGBENCH_ORDERS=${B1_PGBENCH_ORDERS:-2400000} # pgbench's cell: (WARM + (REPS + 1) x SECS) s at its peak and fewer
+# pgbench's cell runs (WARM + (REPS + 1) x SECS) s: 2.4 M orders last that long at up to 10,000 tps
+PGBENCH_ORDERS=${B1_PGBENCH_ORDERS:-2400000}
 BASE_PORT=$((BENCH_PORT + 2))
 INGEST=bench/ingest/target
 [ -d "$INGEST/lib" ] || mvn -q -B -f bench/ingest/pom.xml package
