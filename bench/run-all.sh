@@ -1,20 +1,15 @@
 #!/usr/bin/env bash
 # Issue 6's one run: every benchmark in turn on this machine, then the summary of ratios.
-# Usage: bash bench/run-all.sh     (about 55 minutes; nothing else should run on the machine meanwhile)
-# Writes target/bench/b1.md, b2.md, b3.md, b4.txt and target/bench/summary.md.
+# Usage: bash bench/run-all.sh     (about 60 minutes; nothing else should run on the machine meanwhile)
+# Writes target/bench/b1.md, b2.md, b3.md, b4.txt, b4-jdk25.txt and target/bench/summary.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -q -B package -DskipTests
 mvn -q -B -f bench/ingest/pom.xml package
-for b in b4-startup b1-callbacks b2-sync b3-growth; do
+for b in b4-startup b4-jdk25 b1-callbacks b2-sync b3-growth; do
   [ -f "bench/$b.sh" ] || { echo "bench/$b.sh missing"; continue; }
   echo "=== $b ($(date -u +%T))"
   bash "bench/$b.sh"
-  if [ "$b" = b4-startup ]; then # beside B4: the same jar on JDK 25 with its AOT cache, starts interleaved
-    echo "=== b4 java 17 archive / jdk 25 AOT cache ($(date -u +%T))"
-    bash bench/b4-jdk25-caches.sh > target/bench/b4-jdk25-caches.log 2>&1
-    bash bench/b4-ab.sh 5 .=bench/b4-variants/same.env .=bench/b4-variants/jdk25-aot.env | tee target/bench/b4-jdk25.txt
-  fi
 done
 {
   echo "# One run, $(date -u +%FT%TZ), $(nproc) cores, $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD)"

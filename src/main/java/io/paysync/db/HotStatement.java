@@ -43,8 +43,6 @@ public final class HotStatement {
     private final List<String> names;
     private final DataSource dataSource;
     private final SQLExceptionTranslator translator;
-    /** Where each {@code ?}'s value sits in the caller's array, for the order of names last given (see update). */
-    private volatile Plan plan;
 
     HotStatement(String sql, DataSource dataSource, SQLExceptionTranslator translator) {
         this.sql = sql;
@@ -70,9 +68,8 @@ public final class HotStatement {
     public int update(Object... namesAndValues) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try (PreparedStatement ps = connection.prepareStatement(jdbcSql)) {
-            int[] positions = positionsFor(namesAndValues);
-            for (int i = 0; i < positions.length; i++) {
-                bind(ps, i + 1, namesAndValues[positions[i]]);
+            for (int i = 0; i < names.size(); i++) {
+                bind(ps, i + 1, valueOf(names.get(i), namesAndValues));
             }
             return ps.executeUpdate();
         } catch (SQLException e) {
@@ -83,52 +80,14 @@ public final class HotStatement {
         }
     }
 
-    /**
-     * The index in {@code namesAndValues} of each {@code ?}'s value. A call site passes its names as literals, in the
-     * same order every time, so the positions found by name are kept with those name objects and reused while the
-     * next call gives the very same ones (compared by identity); any other call is resolved by name again.
-     */
-    private int[] positionsFor(Object[] namesAndValues) {
-        Plan last = plan;
-        if (last != null && last.sameNames(namesAndValues)) {
-            return last.positions();
-        }
-        int[] positions = new int[names.size()];
-        for (int p = 0; p < positions.length; p++) {
-            positions[p] = valueIndex(names.get(p), namesAndValues);
-        }
-        Object[] given = new Object[namesAndValues.length / 2];
-        for (int i = 0; i < given.length; i++) {
-            given[i] = namesAndValues[2 * i];
-        }
-        plan = new Plan(given, positions);
-        return positions;
-    }
-
-    private int valueIndex(String name, Object[] namesAndValues) {
+    private Object valueOf(String name, Object[] namesAndValues) {
         for (int i = 0; i + 1 < namesAndValues.length; i += 2) {
             if (name.equals(namesAndValues[i])) {
-                return i + 1;
+                return namesAndValues[i + 1];
             }
         }
         // A programming error, found by the first test that runs the statement: never bind a silent null.
         throw new IllegalArgumentException("No value given for :" + name + " of " + jdbcSql);
-    }
-
-    /** The names a call gave (in its order) and the positions of the values for them. */
-    private record Plan(Object[] names, int[] positions) {
-
-        boolean sameNames(Object[] namesAndValues) {
-            if (namesAndValues.length != 2 * names.length) {
-                return false;
-            }
-            for (int i = 0; i < names.length; i++) {
-                if (names[i] != namesAndValues[2 * i]) {
-                    return false;
-                }
-            }
-            return true;
-        }
     }
 
     private static void bind(PreparedStatement ps, int index, Object value) throws SQLException {

@@ -1,5 +1,6 @@
 package io.paysync.sync;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -51,31 +52,31 @@ class SyncSettingsTest {
                 .hasMessageNotContaining("secret");
     }
 
-    /**
-     * Scenario 19: one claim statement locking 5,000 rows makes SQL Server escalate to a table lock, and READPAST
-     * skips only row locks; the batch is capped well below.
-     */
     @Test
     void should_claim_a_multiple_of_the_calls_in_flight_so_no_round_of_calls_runs_part_empty() {
-        org.assertj.core.api.Assertions.assertThat(claimSize("50", "1")).isEqualTo(50);
-        org.assertj.core.api.Assertions.assertThat(claimSize("50", "8")).isEqualTo(48);
-        org.assertj.core.api.Assertions.assertThat(claimSize("48", "8")).isEqualTo(48);
-        org.assertj.core.api.Assertions.assertThat(claimSize("1000", "7")).isEqualTo(994);
+        assertThat(claimSize("50", "1")).isEqualTo(50);
+        assertThat(claimSize("50", "8")).isEqualTo(48);
+        assertThat(claimSize("48", "8")).isEqualTo(48);
+        assertThat(claimSize("1000", "7")).isEqualTo(994);
         // A batch no larger than the calls in flight is one round already: taken as configured.
-        org.assertj.core.api.Assertions.assertThat(claimSize("5", "8")).isEqualTo(5);
-        org.assertj.core.api.Assertions.assertThat(claimSize("8", "8")).isEqualTo(8);
+        assertThat(claimSize("5", "8")).isEqualTo(5);
+        assertThat(claimSize("8", "8")).isEqualTo(8);
     }
 
     private static int claimSize(String batchSize, String concurrency) {
         return fromProperties("paysync.sync.batch-size", batchSize, "paysync.sync.concurrency", concurrency).claimSize();
     }
 
+    /**
+     * Scenario 19: one claim statement locking 5,000 rows makes SQL Server escalate to a table lock, and READPAST
+     * skips only row locks; the batch is capped well below.
+     */
     @Test
     void should_refuse_a_batch_size_at_which_sql_server_escalates_to_a_table_lock() {
         assertThatThrownBy(() -> fromProperties("paysync.sync.batch-size", "5000"))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.sync.batch-size must be between 1 and 1000 (is 5000)");
-        org.assertj.core.api.Assertions.assertThat(SyncSettings.MAX_BATCH_SIZE).isLessThan(5000);
+        assertThat(SyncSettings.MAX_BATCH_SIZE).isLessThan(5000);
     }
 
     @Test
@@ -92,7 +93,7 @@ class SyncSettingsTest {
         assertThatThrownBy(() -> fromProperties("paysync.third-party.idempotent-create", "ture"))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.third-party.idempotent-create must be true or false (is 'ture')");
-        org.assertj.core.api.Assertions.assertThat(fromProperties("paysync.third-party.idempotent-create", "FALSE")
+        assertThat(fromProperties("paysync.third-party.idempotent-create", "FALSE")
                 .idempotentCreate()).isFalse();
     }
 }
