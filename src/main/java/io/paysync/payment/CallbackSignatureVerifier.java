@@ -143,8 +143,16 @@ public class CallbackSignatureVerifier {
     /**
      * The library signs a String; decoding strictly means that String re-encodes to exactly the bytes received, so
      * two different bodies can never share a signature.
+     * <p>
+     * String's own decoder puts U+FFFD in place of every byte sequence that is not UTF-8, so a result without U+FFFD
+     * is the strict decoding, made without a decoder and its buffer per request (docs/benchmarks.md). Only a body that
+     * holds U+FFFD, sent or put there, is decoded again strictly.
      */
-    private static String strictUtf8(byte[] body) {
+    static String strictUtf8(byte[] body) {
+        String decoded = new String(body, StandardCharsets.UTF_8);
+        if (decoded.indexOf('\uFFFD') < 0) {
+            return decoded;
+        }
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)

@@ -7,11 +7,15 @@ import static io.paysync.support.PaysyncInstance.sign;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.Random;
 
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.http.ApiException;
@@ -123,6 +127,85 @@ class CallbackSignatureVerifierTest {
         byte[] latin1 = "{\"orderNumber\":\"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
         assertThatThrownBy(() -> verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, latin1),
                 latin1)).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
+    }
+
+    @Test
+    void should_answer_400_for_every_kind_of_byte_sequence_that_is_not_utf8() {
+        int[][] malformed = { { 0x80 }, { 0xBF }, { 0xC3 }, { 0xE2, 0x82 }, { 0xF0, 0x9F, 0x98 }, { 0xC0, 0xAF },
+                { 0xE0, 0x80, 0xAF }, { 0xF0, 0x80, 0x80, 0xAF }, { 0xED, 0xA0, 0x80 }, { 0xED, 0xBF, 0xBF },
+                { 0xF4, 0x90, 0x80, 0x80 }, { 0xF8, 0x88, 0x80, 0x80, 0x80 }, { 0xFE }, { 0xFF }, { 0xC3, 0x28 } };
+        for (int[] sequence : malformed) {
+            byte[] body = bodyAround(sequence);
+            assertThatThrownBy(() -> verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, body),
+                    body)).as("bytes %s", Arrays.toString(sequence))
+                    .isInstanceOfSatisfying(ApiException.class, e -> {
+                        assertThat(e.status()).isEqualTo(400);
+                        assertThat(e.code()).isEqualTo("malformed-request");
+                    });
+        }
+    }
+
+    @Test
+    void should_accept_a_body_that_itself_holds_the_replacement_character() {
+        byte[] body = bodyAround(new int[] { 0xEF, 0xBF, 0xBD });
+        String payload = verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, body), body);
+        assertThat(payload.getBytes(StandardCharsets.UTF_8)).isEqualTo(body);
+        assertThat(payload).contains("\uFFFD");
+    }
+
+    /**
+     * The decoding without a decoder agrees with the JDK's strict decoder, on random bytes and on UTF-8 text with
+     * bytes changed (seeded: the same arrays every run).
+     */
+    @Test
+    void should_decode_exactly_as_the_strict_decoder_does() {
+        Random random = new Random(20261201L);
+        for (int i = 0; i < 20_000; i++) {
+            byte[] bytes;
+            if (i % 2 == 0) {
+                bytes = new byte[random.nextInt(12)];
+                random.nextBytes(bytes);
+            } else {
+                StringBuilder text = new StringBuilder();
+                for (int c = random.nextInt(8); c > 0; c--) {
+                    int codePoint = random.nextInt(Character.MAX_CODE_POINT + 1);
+                    text.appendCodePoint(Character.isSurrogate((char) codePoint) ? 0xFFFD : codePoint);
+                }
+                bytes = text.toString().getBytes(StandardCharsets.UTF_8);
+                if (bytes.length > 0 && random.nextBoolean()) {
+                    bytes[random.nextInt(bytes.length)] = (byte) random.nextInt(256);
+                }
+            }
+            String strict = strictReference(bytes);
+            byte[] input = bytes;
+            if (strict == null) {
+                assertThatThrownBy(() -> CallbackSignatureVerifier.strictUtf8(input)).as(Arrays.toString(input))
+                        .isInstanceOf(ApiException.class);
+            } else {
+                assertThat(CallbackSignatureVerifier.strictUtf8(input)).as(Arrays.toString(input))
+                        .isEqualTo(strict);
+            }
+        }
+    }
+
+    private static String strictReference(byte[] bytes) {
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    private static byte[] bodyAround(int[] sequence) {
+        byte[] head = "{\"orderNumber\":\"A-1\",\"note\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] tail = "\"}".getBytes(StandardCharsets.UTF_8);
+        byte[] body = new byte[head.length + sequence.length + tail.length];
+        System.arraycopy(head, 0, body, 0, head.length);
+        for (int i = 0; i < sequence.length; i++) {
+            body[head.length + i] = (byte) sequence[i];
+        }
+        System.arraycopy(tail, 0, body, head.length + sequence.length, tail.length);
+        return body;
     }
 
     @Test
