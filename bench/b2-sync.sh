@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # B2: sync throughput and latency, Paysync against db-scheduler (lock-and-fetch) on the same stub and database.
 # Usage: bash bench/b2-sync.sh [delays] [workers] [peers]     defaults: "0 50" "1 2 4" "paysync dbs"
+#        B2_REPS=N runs each delay and worker count N times, the peers alternating within each repetition; the
+#        summary then gives each ratio's median, its range and every repetition's ratio.
 # Each cell runs under flock /tmp/paysync-bench.lock. Writes target/bench/b2.md (+ per-cell logs and statements).
 #
 # One cell = one peer, one stub delay, W worker processes:
@@ -20,6 +22,7 @@ source "$(dirname "$0")/sync-common.sh"
 DELAYS=${1:-"0 50"}
 WORKERS=${2:-"1 2 4"}
 PEERS=${3:-"paysync dbs"}
+REPS=${B2_REPS:-1}
 # 30 s of draining before the window, so both peers are measured compiled (steady state): with 4 s, a 2-worker cell on
 # a slow machine measured the JIT (1.41 x with 4 s, 1.93 x with 30 s; docs/benchmarks.md). The backlog must outlast
 # warm-up and window at the fastest peer's rate.
@@ -41,8 +44,9 @@ SUFFIX=${B2_SUFFIX:-}      # e.g. -c8 for a second configuration, so its files s
 RESULTS="$OUT/b2$SUFFIX-cells.tsv"
 : > "$RESULTS"
 
-cell() { # cell <peer> <delay> <workers>
-  local peer=$1 delay=$2 w=$3 tag="b2$SUFFIX-$1-$2ms-$3w"
+cell() { # cell <peer> <delay> <workers> <repetition>
+  local peer=$1 delay=$2 w=$3 r=$4 tag="b2$SUFFIX-$1-$2ms-$3w"
+  [ "$REPS" = 1 ] || tag="$tag-r$r"
   local rate=$(( (delay == 0 ? RATE_0 : RATE_50) * w )); local feed=$((rate * FEED))
   exec 9> "$LOCK"; flock 9
   reset_data 0 "$feed"
@@ -96,54 +100,77 @@ cell() { # cell <peer> <delay> <workers>
   local done=$((c1 - c0)); local secs; secs=$(python3 -c "print($t1 - $t0)")
   python3 - "$peer" "$delay" "$w" "$done" "$secs" "$((x1 - x0 - 1))" "$((s1 - s0))" "$((n1 - n0))" \
       "$p50" "$p99" "$fed" "$feed" "$rate" "$early_db" "$counts" "$((cw1 - cw0))" "$((cp1 - cp0))" "$((cs1 - cs0))" \
-      "$mark" >> "$RESULTS" <<'PY'
+      "$mark" "$r" >> "$RESULTS" <<'PY'
 import json, sys
-peer, delay, w, done, secs, commits, stmts, stmts_nb, p50, p99, fed, feed, rate, early_db, counts, cw, cp, cs, mark \
+peer, delay, w, done, secs, commits, stmts, stmts_nb, p50, p99, fed, feed, rate, early_db, counts, cw, cp, cs, mark, r \
     = sys.argv[1:]
 c = json.loads(counts); done = int(done)
 per = lambda v: round(int(v) / done, 2) if done else float('nan')
 print("\t".join(map(str, [peer, delay, w, round(done / float(secs), 1), per(commits), per(stmts), per(stmts_nb),
       p50, p99, f"{fed}/{feed}", rate, c["duplicates"], c["early"] + int(early_db), c["requests"], c["resent"],
-      per(cw), per(cp), per(cs), mark])))
+      per(cw), per(cp), per(cs), mark, r])))
 PY
   tail -1 "$RESULTS"
 }
 
-for delay in $DELAYS; do for w in $WORKERS; do for peer in $PEERS; do
-  cell "$peer" "$delay" "$w"
-done; done; done
+for delay in $DELAYS; do for w in $WORKERS; do for r in $(seq 1 "$REPS"); do for peer in $PEERS; do
+  cell "$peer" "$delay" "$w" "$r"
+done; done; done; done
 
 {
 echo "B2 $(date -u +%FT%TZ), $(nproc) cores; per worker: batch ${BENCH_SYNC_BATCH:-50}, period/polling ${BENCH_SYNC_PERIOD_MS:-100} ms,"\
   "calls in flight ${BENCH_SYNC_CONCURRENCY:-1} (Paysync paysync.sync.concurrency = db-scheduler threads), pool ${BENCH_POOL:-8};"\
   "backlog $BACKLOG, warm-up $WARM s ($((2 * WARM)) s with more workers than cores; delayed cells: first $PREWARM s at 0 ms), window $WINDOW s (delayed: $WINDOW_DELAYED s),"\
-  "feed $FEED s"
+  "feed $FEED s; $REPS repetition(s) of each delay and worker count"
 echo
 python3 - "$RESULTS" <<'PY'
 import sys
 rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1]) if l.strip()]
 names = {"paysync": "Paysync", "dbs": "db-scheduler"}
-print("| Peer | Stub | Workers | Orders/s (drain) | Commits/order | Statements/order (without BEGIN/COMMIT) | "
+print("| Peer | Stub | Workers | Rep | Orders/s (drain) | Commits/order | Statements/order (without BEGIN/COMMIT) | "
       "CPU ms/order workers / PostgreSQL / stub | Paid->synced p50 / p99 ms (feed rate/s) | Duplicates | Early | "
       "Requests | Resent | Cell |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {names[r[0]]} | {r[1]} ms | {r[2]} | {r[3]} | {r[4]} | {r[5]} ({r[6]}) | {r[15]} / {r[16]} / {r[17]} "
+    print(f"| {names[r[0]]} | {r[1]} ms | {r[2]} | {r[19]} | {r[3]} | {r[4]} | {r[5]} ({r[6]}) | {r[15]} / {r[16]} / {r[17]} "
           f"| {r[7]} / {r[8]} ({r[10]}/s, {r[9]} synced) | {r[11]} | {r[12]} | {r[13]} | {r[14]} | {r[18]} |")
-by = {(r[0], r[1], r[2]): r for r in rows}
+from statistics import median
+ratio = lambda a, b: round(float(a) / float(b), 2) if float(b) else float('nan')
+span = lambda v: f"{min(v)}-{max(v)}" if len(v) > 1 else ""
+by = {(r[0], r[1], r[2], r[19]): r for r in rows}
 print()
 print("| Stub | Workers | Orders/s Paysync / db-scheduler | Commits/order Paysync / db-scheduler |")
 print("|---|---|---|---|")
-for (peer, d, w), r in sorted(by.items(), key=lambda k: (int(k[0][1]), int(k[0][2]))):
-    if peer != "paysync" or ("dbs", d, w) not in by:
+for d, w in sorted({(r[1], r[2]) for r in rows}, key=lambda k: (int(k[0]), int(k[1]))):
+    reps = sorted({r[19] for r in rows if (r[1], r[2]) == (d, w)}, key=int)
+    pairs, bad = [], []
+    for rep in reps:
+        p, o = by.get(("paysync", d, w, rep)), by.get(("dbs", d, w, rep))
+        if not p or not o:
+            continue
+        # a stalled peer or a backlog that ran out measures the cell, not the peer: that repetition gets no ratio
+        wrong = [f"{names[x[0]]} {x[18]}" + (f" in rep {rep}" if len(reps) > 1 else "") + f" ({p[3]} / {o[3]})"
+                 for x in (p, o) if x[18] != "ok"]
+        if wrong:
+            bad.extend(wrong)
+        else:
+            pairs.append((p, o))
+    if not pairs:
+        if bad:
+            print(f"| {d} ms | {w} | no ratio: {', '.join(bad)} | |")
         continue
-    o = by[("dbs", d, w)]
-    ratio = lambda a, b: round(float(a) / float(b), 2) if float(b) else float('nan')
-    bad = [f"{names[x[0]]} {x[18]}" for x in (r, o) if x[18] != "ok"]
-    if bad:  # a stalled peer or a backlog that ran out measures the cell, not the peer: no ratio
-        print(f"| {d} ms | {w} | no ratio: {', '.join(bad)} ({r[3]} / {o[3]}) | ({r[4]} / {o[4]}) |")
-        continue
-    print(f"| {d} ms | {w} | **{ratio(r[3], o[3])} x** ({r[3]} / {o[3]}) | **{ratio(r[4], o[4])} x** ({r[4]} / {o[4]}) |")
+    speed = [ratio(p[3], o[3]) for p, o in pairs]
+    commits = [ratio(p[4], o[4]) for p, o in pairs]
+    mid = lambda col, side: round(median(float(pair[side][col]) for pair in pairs), 2)
+    mp, mo, cp, co = mid(3, 0), mid(3, 1), mid(4, 0), mid(4, 1)
+    if len(pairs) == 1:
+        cell_speed, cell_commits = f"**{speed[0]} x** ({mp} / {mo})", f"**{commits[0]} x** ({cp} / {co})"
+    else:  # medians of the repetitions' ratios, their range, then each repetition's ratio in order
+        cell_speed = (f"**{round(median(speed), 2)} x**, range {span(speed)} ({', '.join(map(str, speed))}; "
+                      f"median orders/s {mp} / {mo})")
+        cell_commits = f"**{round(median(commits), 2)} x**, range {span(commits)} (median {cp} / {co})"
+    skipped = f"; no ratio: {', '.join(bad)}" if bad else ""
+    print(f"| {d} ms | {w} | {cell_speed}{skipped} | {cell_commits} |")
 PY
 } > "$OUT/b2$SUFFIX.md"
 cat "$OUT/b2$SUFFIX.md"

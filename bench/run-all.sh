@@ -6,13 +6,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mvn -q -B package -DskipTests
 mvn -q -B -f bench/ingest/pom.xml package
+# A benchmark that fails (B1 refusing a fixed-rate run, say) does not cost the others: the rest still run, and the
+# summary and the exit status say which failed.
+failed=""
 for b in b4-startup b4-jdk25 b1-callbacks b2-sync b3-growth; do
   [ -f "bench/$b.sh" ] || { echo "bench/$b.sh missing"; continue; }
   echo "=== $b ($(date -u +%T))"
-  bash "bench/$b.sh"
+  bash "bench/$b.sh" || { echo "=== $b FAILED (exit $?)"; failed="$failed $b"; }
 done
 {
   echo "# One run, $(date -u +%FT%TZ), $(nproc) cores, $(java -version 2>&1 | head -1), commit $(git rev-parse --short HEAD)"
+  [ -z "$failed" ] || echo "FAILED:$failed (see the run's output)"
   # Markdown that pastes into docs/benchmarks.md as it is: the tables stay tables, b4.txt's plain lines in a block.
   for f in b4.txt b4-jdk25.txt b1.md b2.md b3.md; do
     [ -f "target/bench/$f" ] || continue
@@ -21,3 +25,4 @@ done
   done
 } > target/bench/summary.md
 echo "summary: target/bench/summary.md"
+[ -z "$failed" ] || { echo "failed:$failed"; exit 1; }
