@@ -55,10 +55,11 @@ cell() { # cell <peer> <delay> <workers> <repetition>
   start_workers "$peer" "$w" "$tag"
   seed_backlog "$peer" "$BACKLOG"
   if [ "$delay" != 0 ] && [ "$PREWARM" -gt 0 ]; then
-    # Compile first: drain at 0 ms for PREWARM s, then the cell's delay (the stub's counts start again from here).
-    curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=0" > /dev/null
+    # Compile first: drain at 0 ms for PREWARM s, then the cell's delay. The stub keeps its counts and keys across the
+    # change, so a duplicate or an early send during the prewarm counts too (its Requests include the prewarm's).
+    curl -fs -X POST "$BENCH_STUB_URL/delay?delayMs=0" > /dev/null
     sleep "$PREWARM"
-    curl -fs -X POST "$BENCH_STUB_URL/reset?delayMs=$delay" > /dev/null
+    curl -fs -X POST "$BENCH_STUB_URL/delay?delayMs=$delay" > /dev/null
   fi
   # More workers than cores: each JVM gets a share of the CPU to compile with (4 workers, 0 ms: CPU per order of both
   # peers' workers 3 to 5 times that of 2 after 30 s; with 60 s, Paysync 1,217 -> 2,710/s, db-scheduler 719 -> 1,105).

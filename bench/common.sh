@@ -73,8 +73,8 @@ stop_paysync() {
 # ----- B2/B3 (sync): several Paysync workers with sync on, the bench tools in bench/sync/ -----
 
 BENCH_TOOLS_CP="bench/sync/target/classes:bench/sync/target/lib/*"
-build_bench_tools() {
-  [ -d bench/sync/target/lib ] || mvn -q -B -ntp -f bench/sync/pom.xml package
+build_bench_tools() { # every time, so a changed stub or peer is never run from stale classes (a few seconds)
+  mvn -q -B -ntp -f bench/sync/pom.xml package
 }
 
 # start_sync_worker <n> <log>: Paysync worker n (port BENCH_PORT+n), prod profile, sync on against $BENCH_STUB_URL,

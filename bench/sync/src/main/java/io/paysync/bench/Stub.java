@@ -23,7 +23,9 @@ import io.vertx.core.json.JsonObject;
  * {@code NP-}) or whose body does not say {@code "paid": true}. Sends for orders paid during the run are checked
  * afterwards against the database's {@code paid_at} with {@code GET /first-seen}.</li>
  * </ul>
- * Control: {@code POST /reset?delayMs=n} clears the counts and sets the delay; {@code GET /counts} answers them as
+ * Control: {@code POST /reset?delayMs=n} clears the counts and sets the delay; {@code POST /delay?delayMs=n} sets the
+ * delay and keeps every count and key (a cell that changes its delay midway still sees a duplicate or an early send
+ * from before the change); {@code GET /counts} answers them as
  * JSON; {@code GET /first-seen} lists {@code orderNumber<TAB>epoch micros} of each order's first request.
  *
  * <p>Usage: {@code java -cp ... io.paysync.bench.Stub <port> [delayMs]}
@@ -88,6 +90,9 @@ public final class Stub {
             if (d != null) {
                 delayMs = Long.parseLong(d);
             }
+            req.response().end(counts().encode());
+        } else if (path.equals("/delay")) {
+            delayMs = Long.parseLong(req.getParam("delayMs"));
             req.response().end(counts().encode());
         } else {
             answer(req, 404, "{\"error\":\"no-such-path\"}");
