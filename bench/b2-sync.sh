@@ -138,7 +138,7 @@ for r in rows:
           f"| {r[7]} / {r[8]} ({r[10]}/s, {r[9]} synced) | {r[11]} | {r[12]} | {r[13]} | {r[14]} | {r[18]} |")
 from statistics import median
 ratio = lambda a, b: round(float(a) / float(b), 2) if float(b) else float('nan')
-span = lambda v: f"{min(v)}-{max(v)}" if len(v) > 1 else ""
+span = lambda v: f"{min(v)}-{max(v)}"
 by = {(r[0], r[1], r[2], r[19]): r for r in rows}
 print()
 print("| Stub | Workers | Orders/s Paysync / db-scheduler | Commits/order Paysync / db-scheduler |")
