@@ -34,7 +34,7 @@ ORDERS=${B1_ORDERS:-$(( (2 + 2 * REPS) * SLICE + FIXED_REPS * 2 * (SECS + FIXED_
 PGBENCH_ORDERS=${B1_PGBENCH_ORDERS:-2400000}
 BASE_PORT=$((BENCH_PORT + 2))
 INGEST=bench/ingest/target
-[ -d "$INGEST/lib" ] || mvn -q -B -f bench/ingest/pom.xml package
+mvn -q -B -ntp -f bench/ingest/pom.xml package # every time, as build_bench_tools: never a stale peer or client
 CP="$INGEST/classes:$INGEST/lib/*"
 RESULT="$OUT/b1.md"
 FIXED="$OUT/b1-fixed.md"

@@ -151,10 +151,9 @@ for d, w in sorted({(r[1], r[2]) for r in rows}, key=lambda k: (int(k[0]), int(k
         if not p or not o:
             continue
         # a stalled peer or a backlog that ran out measures the cell, not the peer: that repetition gets no ratio
-        wrong = [f"{names[x[0]]} {x[18]}" + (f" in rep {rep}" if len(reps) > 1 else "") + f" ({p[3]} / {o[3]})"
-                 for x in (p, o) if x[18] != "ok"]
+        wrong = [f"{names[x[0]]} {x[18]}" for x in (p, o) if x[18] != "ok"]
         if wrong:
-            bad.extend(wrong)
+            bad.append(" and ".join(wrong) + (f" in rep {rep}" if len(reps) > 1 else "") + f" ({p[3]} / {o[3]})")
         else:
             pairs.append((p, o))
     if not pairs:
