@@ -6,7 +6,8 @@
 # Peak: wrk (closed loop) and pgbench at the same concurrency, REPS x SECS after a WARM s warm-up, median and range.
 # Latency: bench/ingest's fixed-rate client (HdrHistogram, open loop) at 50 % and 80 % of Paysync's peak against both
 # HTTP cells, FIXED_REPS runs each (alternating), a CHECKPOINT before each; the ratio compares the median p99s, since
-# one stall of this shared machine decides a single run's p99 (docs/benchmarks.md, "Reading it").
+# one stall of this shared machine decides a single run's p99 (docs/benchmarks.md, "Reading it"). Each fixed-rate run
+# also says where its tail fell and what ran then (bench/tail-sampler.py, bench/tail-report.py, safepoint logs).
 # Per cell: commits, statements and WAL bytes per request, CPU per request (server JVM, whole machine).
 # The two HTTP cells run side by side: both servers up on one database, their warm-ups, repetitions and fixed-rate
 # runs alternating (paysync, vertx, paysync, ...), so a slow minute of this shared machine falls on both, not on one.
@@ -39,6 +40,10 @@ CP="$INGEST/classes:$INGEST/lib/*"
 RESULT="$OUT/b1.md"
 FIXED="$OUT/b1-fixed.md"
 : > "$FIXED"
+TAILS="$OUT/b1-tails.md"
+: > "$TAILS"
+# Each server's safepoint log (GC pauses among them), wall-clock stamped, for bench/tail-report.py
+safepoints() { echo "-Xlog:safepoint:file=$OUT/b1-$1-safepoint.log:time"; }
 
 seed() { # seed N: a fresh database with N Pending orders B-1..B-N (the schema migrated by Paysync itself)
   fresh_db
@@ -112,14 +117,17 @@ consistent() { # every Paid order has exactly its history row and (HTTP cells) i
   echo "$1: $paid orders Paid, $hist Pending -> Paid history rows, $audit callbacks logged as paid" >> "$RESULT.check"
 }
 
-fixed() { # fixed NAME PORT RATE
+fixed() { # fixed NAME PORT RATE PID CELL
   if [ "$3" -gt "$FIXED_MAX_RATE" ] || [ $(( NEXT + $3 * (SECS + FIXED_WARM) )) -gt "$ORDERS" ]; then
     echo "fixed-rate run $1 at $3 req/s would need orders past B-$ORDERS: raise B1_FIXED_MAX_RATE" >&2; exit 1
   fi
   q "CHECKPOINT" > /dev/null # as before each wrk run: no checkpoint left over from the last run's writes
+  python3 bench/tail-sampler.py "$OUT/b1-$1.samples" "$4" & local sampler=$!
   /usr/bin/time -f "%U %S" -o "$OUT/b1-fixed-cpu.txt" \
     java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" "$FIXED_WARM" "$CONNS" "$NEXT" \
     "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
+  kill "$sampler"; wait "$sampler" || true
+  python3 bench/tail-report.py "$1" "$OUT/$1.worst" "$OUT/b1-$1.samples" "$OUT/b1-$5-safepoint.log" >> "$TAILS"
   echo "fixed-rate client $1: $(awk '{print $1 + $2}' "$OUT/b1-fixed-cpu.txt") s of CPU for $(( $3 * (SECS + FIXED_WARM) )) requests (signing before the clock included)" >> "$RESULT.check"
   NEXT=$((NEXT + $3 * (SECS + FIXED_WARM) + 1))
 }
@@ -133,11 +141,11 @@ trap 'stop_paysync; [ -z "${BASE_PID:-}" ] || kill "$BASE_PID" 2> /dev/null || t
 # 1. Paysync and the plain Vert.x handler, side by side on one database, their runs alternating
 seed "$ORDERS"
 rm -f "$OUT"/b1-*-rates.txt
-start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
+BENCH_JAVA_OPTS="${BENCH_JAVA_OPTS:-} $(safepoints paysync)" start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
 if [ "${B1_ONLY:-}" != paysync ]; then
   BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
   BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
-    java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 9>&- &
+    java "$(safepoints vertx)" -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 9>&- &
   BASE_PID=$!
   until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
 fi
@@ -157,7 +165,7 @@ R50=$(python3 -c "print(int(float('$PAYSYNC_PEAK') * 0.5))"); R80=$(python3 -c "
 for pct in 50 80; do
   rate=$R50; [ "$pct" = 80 ] && rate=$R80
   for rep in $(seq 1 "$FIXED_REPS"); do
-    for c in $(cells); do fixed "$c-at-${pct}pct-$rep" "$(port_of "$c")" "$rate"; done
+    for c in $(cells); do fixed "$c-at-${pct}pct-$rep" "$(port_of "$c")" "$rate" "$(pid_of "$c")" "$c"; done
   done
 done
 consistent "paysync and vertx (one database)"
@@ -199,6 +207,15 @@ p99() { p99s "$1" | tr ' ' '\n' | sed -n "$(( (FIXED_REPS + 1) / 2 ))p"; } # the
   echo "| cell | offered req/s | recorded req/s | recorded | statuses | errors | p50 ms | p90 ms | p99 ms | p99.9 ms | max ms |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|"
   cat "$FIXED"
+  echo
+  echo "Where each fixed-rate run's tail fell (bench/tail-report.py): the 100 ms slots whose slowest request took over"
+  echo "50 ms, and the longest stretch of them; what ran over the whole recording, and in the 1.5 s around that"
+  echo "stretch's start: CPU in cores of the machine / the server / PostgreSQL's backends / its autovacuum workers /"
+  echo "its checkpointer (sampled every 100 ms from /proc), and the ms the server's JVM stood at safepoints (GC included):"
+  echo
+  echo "| run | slow slots | longest stretch | whole recording | around the stretch's start |"
+  echo "|---|---|---|---|---|"
+  cat "$TAILS"
   echo
   echo "pgbench at the same 80 % rate (-R $R80, schedule lag included): $(grep -E 'latency (average|stddev)' "$OUT/b1-pgbench-at-80pct.txt" | tr -s ' ' | tr '\n' ';')"
   echo

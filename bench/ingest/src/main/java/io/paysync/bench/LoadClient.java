@@ -78,6 +78,8 @@ public final class LoadClient {
         Map<Long, Long> worst = new ConcurrentHashMap<>();
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
         long recordFrom = start + TimeUnit.SECONDS.toNanos(warmup);
+        long recordFromEpochMillis = System.currentTimeMillis()
+                + TimeUnit.NANOSECONDS.toMillis(recordFrom - System.nanoTime());
 
         vertx.runOnContext(v -> vertx.setPeriodic(1, timer -> {
             long now = System.nanoTime();
@@ -131,6 +133,9 @@ public final class LoadClient {
             histogram.outputPercentileDistribution(out, 1000.0);
         }
         try (PrintStream out = new PrintStream(new FileOutputStream(results.resolveSibling(label + ".worst").toFile()))) {
+            // when the recording began, as a wall clock, so bench/tail-report.py can line the slots up with the
+            // machine's samples and the server's GC log
+            out.printf(Locale.ROOT, "# recording from %d epoch ms%n", recordFromEpochMillis);
             new java.util.TreeMap<>(worst).forEach((slot, micros) -> out.printf(Locale.ROOT, "%.1f s %.2f ms%n",
                     slot / 10.0, micros / 1000.0));
         }
