@@ -126,7 +126,7 @@ fixed() { # fixed NAME PORT RATE PID CELL
   /usr/bin/time -f "%U %S" -o "$OUT/b1-fixed-cpu.txt" \
     java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" "$FIXED_WARM" "$CONNS" "$NEXT" \
     "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
-  kill "$sampler"; wait "$sampler" || true
+  kill "$sampler" 2> /dev/null || true; wait "$sampler" || true # a sampler that died early must not end B1
   python3 bench/tail-report.py "$1" "$OUT/$1.worst" "$OUT/b1-$1.samples" "$OUT/b1-$5-safepoint.log" >> "$TAILS"
   echo "fixed-rate client $1: $(awk '{print $1 + $2}' "$OUT/b1-fixed-cpu.txt") s of CPU for $(( $3 * (SECS + FIXED_WARM) )) requests (signing before the clock included)" >> "$RESULT.check"
   NEXT=$((NEXT + $3 * (SECS + FIXED_WARM) + 1))
