@@ -122,12 +122,14 @@ fixed() { # fixed NAME PORT RATE PID CELL
     echo "fixed-rate run $1 at $3 req/s would need orders past B-$ORDERS: raise B1_FIXED_MAX_RATE" >&2; exit 1
   fi
   q "CHECKPOINT" > /dev/null # as before each wrk run: no checkpoint left over from the last run's writes
+  rm -f "$OUT/$1.worst" # an earlier run's, which a client that fails here would leave for the report to read
   python3 bench/tail-sampler.py "$OUT/b1-$1.samples" "$4" & local sampler=$!
   /usr/bin/time -f "%U %S" -o "$OUT/b1-fixed-cpu.txt" \
     java -cp "$CP" io.paysync.bench.LoadClient "$1" "http://127.0.0.1:$2" "$3" "$SECS" "$FIXED_WARM" "$CONNS" "$NEXT" \
     "$BENCH_SECRET" "$FIXED" > "$OUT/b1-$1.out" 2>&1 || echo "fixed-rate run $1 had errors (see $OUT/b1-$1.out)"
   kill "$sampler" 2> /dev/null || true; wait "$sampler" || true # a sampler that died early must not end B1
-  python3 bench/tail-report.py "$1" "$OUT/$1.worst" "$OUT/b1-$1.samples" "$OUT/b1-$5-safepoint.log" >> "$TAILS"
+  python3 bench/tail-report.py "$1" "$OUT/$1.worst" "$OUT/b1-$1.samples" "$OUT/b1-$5-safepoint.log" >> "$TAILS" ||
+    echo "| $1 | no report (see $OUT/b1-$1.out) | | | |" >> "$TAILS" # a client that failed wrote no slots
   echo "fixed-rate client $1: $(awk '{print $1 + $2}' "$OUT/b1-fixed-cpu.txt") s of CPU for $(( $3 * (SECS + FIXED_WARM) )) requests (signing before the clock included)" >> "$RESULT.check"
   NEXT=$((NEXT + $3 * (SECS + FIXED_WARM) + 1))
 }
