@@ -46,7 +46,8 @@ import org.HdrHistogram.Histogram;
 public final class LoadClient {
 
     private final Buffer[] requests;
-    private final long[] due;
+    private final long start;
+    private final double intervalNanos;
     private final long recordFrom;
     private final Histogram histogram = new Histogram(TimeUnit.SECONDS.toMicros(60), 3);
     private final Map<Integer, Long> statuses = new HashMap<>();
@@ -58,10 +59,16 @@ public final class LoadClient {
     private long answered;
     private int next; // the next request not yet due
 
-    private LoadClient(Buffer[] requests, long[] due, long recordFrom) {
+    private LoadClient(Buffer[] requests, long start, double intervalNanos, long recordFrom) {
         this.requests = requests;
-        this.due = due;
+        this.start = start;
+        this.intervalNanos = intervalNanos;
         this.recordFrom = recordFrom;
+    }
+
+    /** When request i is due (System.nanoTime()): the constant rate from the start. */
+    private long due(int i) {
+        return start + (long) (i * intervalNanos);
     }
 
     public static void main(String[] args) throws Exception {
@@ -92,17 +99,13 @@ public final class LoadClient {
         }
         long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
         double intervalNanos = 1e9 / rate;
-        long[] due = new long[total];
-        for (int i = 0; i < total; i++) {
-            due[i] = start + (long) (i * intervalNanos);
-        }
         long recordFrom = start + TimeUnit.SECONDS.toNanos(warmup);
         // when the recording began, as a wall clock, so bench/tail-report.py can line the slots up with the machine's
         // samples and the server's safepoint log
         long recordFromEpochMillis = System.currentTimeMillis()
                 + TimeUnit.NANOSECONDS.toMillis(recordFrom - System.nanoTime());
 
-        LoadClient client = new LoadClient(requests, due, recordFrom);
+        LoadClient client = new LoadClient(requests, start, intervalNanos, recordFrom);
         Vertx vertx = Vertx.vertx();
         Context context = vertx.getOrCreateContext();
         NetClient net = vertx.createNetClient(new NetClientOptions().setTcpNoDelay(true));
@@ -171,7 +174,7 @@ public final class LoadClient {
     /** Sends what has come due; false once every request has been sent. */
     private boolean tick() {
         long now = System.nanoTime();
-        while (next < requests.length && due[next] <= now) {
+        while (next < requests.length && due(next) <= now) {
             waiting.add(next++);
         }
         sendWaiting();
@@ -187,7 +190,7 @@ public final class LoadClient {
     private void done(Connection c, int request, int status) {
         long end = System.nanoTime();
         statuses.merge(status, 1L, Long::sum);
-        long dueAt = due[request];
+        long dueAt = due(request);
         if (dueAt >= recordFrom) {
             long micros = Math.max(1, (end - dueAt) / 1000);
             histogram.recordValue(Math.min(micros, histogram.getHighestTrackableValue()));
