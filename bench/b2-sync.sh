@@ -88,7 +88,8 @@ cell() { # cell <peer> <delay> <workers> <repetition>
   sleep 3
   java -cp "$BENCH_TOOLS_CP" io.paysync.bench.Feeder "$JDBC_URL" "$peer" "$rate" "$feed" F- > "$OUT/$tag-feeder.txt" 2>&1
   local waited=0
-  while [ "$(q -c "SELECT /* bench-monitor */ count(*) FROM orders WHERE order_number LIKE 'F-%' AND sync_status <> 'Completed'")" != 0 ] \
+  forget_ranges; remaining F- > /dev/null # the range is read once, in this shell
+  while [ "$(remaining F-)" != 0 ] \
         && [ $waited -lt 300 ]; do sleep 0.1; waited=$((waited + 1)); done
   read -r p50 p99 fed < <(q -F ' ' -c "SELECT /* bench-monitor */
       round((percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM synced_at - paid_at)) * 1000)::numeric, 0),
