@@ -67,19 +67,19 @@ SQL
   q -c "VACUUM ANALYZE" -c "CHECKPOINT"
 }
 
-# seed_backlog <peer> <n>: n orders D-1..n Paid and unsynced in one transaction (for db-scheduler each with its
-# task, scheduled in the same transaction as an outbox would).
+# seed_backlog <peer> <n> [prefix]: n orders D-1..n (or <prefix>1..n) Paid and unsynced in one transaction (for
+# db-scheduler each with its task, scheduled in the same transaction as an outbox would).
 seed_backlog() {
-  local peer=$1 n=$2 tasks=""
+  local peer=$1 n=$2 p=${3:-D-} tasks=""
   [ "$peer" = dbs ] && tasks="INSERT INTO scheduled_tasks (task_name, task_instance, task_data, execution_time, picked, version)
 SELECT 'sync-order', id::text, convert_to(json_build_object('orderNumber', order_number, 'transactionId',
        payment_transaction_id, 'amount', to_char(amount, 'FM999999990.00'), 'currency', currency, 'paid', true,
        'paidAt', to_char(paid_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))::text, 'UTF8'), now(), false, 1
-FROM orders WHERE order_number LIKE 'D-%';"
+FROM orders WHERE order_number LIKE '$p%';"
   q <<SQL
 BEGIN;
 INSERT INTO orders (order_number, amount, currency, payment_status, payment_transaction_id, created_at, paid_at)
-SELECT 'D-' || i, 10.00, 'EUR', 'Paid', 'gw_D-' || i, now(), now() FROM generate_series(1, $n) i;
+SELECT '$p' || i, 10.00, 'EUR', 'Paid', 'gw_$p' || i, now(), now() FROM generate_series(1, $n) i;
 $tasks
 -- Statistics as a table in service has them, committed with the rows: analyzed after the commit, a poll that came
 -- between the two was planned for the empty table (a nested loop over the whole backlog) and db-scheduler's
@@ -104,7 +104,7 @@ remaining() {
   q -c "SELECT /* bench-monitor */ count(*) FROM orders WHERE id BETWEEN ${range% *} AND ${range#* }
         AND order_number LIKE '$1%' AND sync_status <> 'Completed'"
 }
-forget_ranges() { unset ID_RANGE_D ID_RANGE_F; } # after the table was filled again
+forget_ranges() { unset ID_RANGE_D ID_RANGE_F ID_RANGE_W; } # after the table was filled again
 
 # snapshot: completed D- orders, commits of the bench database, statements (all / without BEGIN, COMMIT), one line.
 snapshot() {
