@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 6's one run: every benchmark in turn on this machine, then the summary of ratios.
-# Usage: bash bench/run-all.sh     (about 60 minutes; nothing else should run on the machine meanwhile)
+# Usage: bash bench/run-all.sh     (about 70 minutes; nothing else should run on the machine meanwhile)
 # Writes target/bench/b1.md, b2.md, b3.md, b4.txt, b4-jdk25.txt and target/bench/summary.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
