@@ -46,6 +46,16 @@ ROLLBACK;
 SQL
 }
 
+# drained <prefix>: waits until every order <prefix>1..n is Completed; a worker that stopped draining ends B3 after 10
+# minutes instead of leaving it waiting for good (the worker's log says why).
+drained() {
+  local until=$((SECONDS + 600))
+  while [ "$(remaining "$1")" != 0 ]; do
+    sleep 0.1
+    [ $SECONDS -lt $until ] || { echo "B3: $1 orders not drained in 10 minutes (see $OUT/$tag-w*.log)" >&2; exit 1; }
+  done
+}
+
 for rep in $(seq 1 "$REPS"); do
 for rows in $SIZES; do
   tag="b3-$rows-$rep"
@@ -57,7 +67,7 @@ for rows in $SIZES; do
   if [ "$WARMUP" -gt 0 ]; then
     seed_backlog paysync "$WARMUP" W-
     forget_ranges; remaining W- > /dev/null
-    while [ "$(remaining W-)" != 0 ]; do sleep 0.1; done
+    drained W-
     # their history rows stay: order_transitions refuses deletes (its trigger), and the claim does not read it
     q -c "DELETE FROM camel_messageprocessed WHERE messageId LIKE 'W-%'" \
       -c "DELETE FROM orders WHERE id BETWEEN ${ID_RANGE_W% *} AND ${ID_RANGE_W#* } AND order_number LIKE 'W-%'"
@@ -68,9 +78,7 @@ for rows in $SIZES; do
   seed_backlog paysync "$ELIGIBLE"
   forget_ranges; remaining D- > /dev/null # the range is read before the clock starts
   t0=$(date +%s%N)
-  while [ "$(remaining D-)" != 0 ]; do
-    sleep 0.1
-  done
+  drained D-
   t1=$(date +%s%N)
   read -r claims claim_ms < <(q -F ' ' -c "SELECT /* bench-monitor */ sum(calls), round((sum(total_exec_time) / sum(calls))::numeric, 3)
       FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
