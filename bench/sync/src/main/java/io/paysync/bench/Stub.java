@@ -79,6 +79,11 @@ public final class Stub {
             firstSeenMicros.forEach((o, t) -> sb.append(o).append('\t').append(t).append('\n'));
             req.response().putHeader("Content-Type", "text/plain").end(sb.toString());
         } else if (path.equals("/reset")) {
+            String d = req.getParam("delayMs");
+            if (d != null && !isDelay(d)) { // refused before anything is cleared
+                answer(req, 400, BAD_DELAY);
+                return;
+            }
             guidByKey.clear();
             requestsByOrder.clear();
             recordsByOrder.clear();
@@ -86,13 +91,17 @@ public final class Stub {
             requests.set(0);
             early.set(0);
             replays.set(0);
-            String d = req.getParam("delayMs");
             if (d != null) {
                 delayMs = Long.parseLong(d);
             }
             req.response().end(counts().encode());
         } else if (path.equals("/delay")) {
-            delayMs = Long.parseLong(req.getParam("delayMs"));
+            String d = req.getParam("delayMs");
+            if (d == null || !isDelay(d)) {
+                answer(req, 400, BAD_DELAY);
+                return;
+            }
+            delayMs = Long.parseLong(d);
             req.response().end(counts().encode());
         } else {
             answer(req, 404, "{\"error\":\"no-such-path\"}");
@@ -148,6 +157,13 @@ public final class Stub {
         return new JsonObject().put("delayMs", delayMs).put("requests", requests.get())
                 .put("orders", requestsByOrder.size()).put("records", records).put("duplicates", duplicates)
                 .put("resent", resent).put("replays", replays.get()).put("early", early.get());
+    }
+
+    private static final String BAD_DELAY = "{\"error\":\"delayMs must be a whole number of milliseconds\"}";
+
+    /** A delay the stub can take: a bad one is answered with 400 instead of failing in the request handler. */
+    private static boolean isDelay(String d) {
+        return d.matches("[0-9]{1,9}");
     }
 
     private static void answer(HttpServerRequest req, int status, String body) {
