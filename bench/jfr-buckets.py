@@ -1,26 +1,12 @@
 """Attributes each JFR execution sample to the first frame, from the leaf up, in a known bucket; prints the buckets.
-Usage: python3 bench/jfr-buckets.py target/bench/b1.jfr"""
+Usage: python3 bench/jfr-buckets.py target/bench/b1.jfr [callbacks in the recording]
+With the number of callbacks, each bucket is also given in samples per 1,000 callbacks (compares two servers)."""
 import collections
 import json
 import subprocess
 import sys
 
-BUCKETS = [  # first match from the leaf wins; order is from the most specific
-    ("PostgreSQL JDBC driver", "org/postgresql/"),
-    ("HikariCP", "com/zaxxer/hikari/"),
-    ("Spring JDBC / transactions", "org/springframework/"),
-    ("HMAC (Standard Webhooks, JCA)", "com/standardwebhooks/"),
-    ("Jackson", "com/fasterxml/jackson/"),
-    ("Micrometer route policy / meters", "io/micrometer/"),
-    ("Micrometer route policy / meters", "camel/component/micrometer/"),
-    ("Camel JMX statistics", "org/apache/camel/management/"),
-    ("Camel platform-http-vertx", "camel/component/platform/http/"),
-    ("Paysync", "io/paysync/"),
-    ("Camel core (routing, exchange, headers)", "org/apache/camel/"),
-    ("Log4j", "org/apache/logging/"),
-    ("Vert.x / Netty (HTTP server)", "io/vertx/"),
-    ("Vert.x / Netty (HTTP server)", "io/netty/"),
-]
+from buckets import bucket_of
 
 out = subprocess.run(["jfr", "print", "--json", "--stack-depth", "512", "--events", "jdk.ExecutionSample",
                       sys.argv[1]],
@@ -34,17 +20,13 @@ for e in events:
         continue
     names = [f["method"]["type"]["name"] + "." + f["method"]["name"] for f in frames]
     leaf[names[0]] += 1
-    bucket = "JDK / other"
-    for name in names:
-        hit = next((b for b, prefix in BUCKETS if prefix in name), None)
-        if hit:
-            bucket = hit
-            break
+    bucket = bucket_of(names) or "JDK / other"
     counts[bucket] += 1
 total = sum(counts.values())
-print(f"{total} samples")
+calls = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+print(f"{total} samples" + (f", {1000 * total / calls:.2f} per 1,000 callbacks" if calls else ""))
 for bucket, n in counts.most_common():
-    print(f"{100 * n / total:5.1f} %  {bucket}")
+    print(f"{100 * n / total:5.1f} %  " + (f"{1000 * n / calls:6.2f}  " if calls else "") + bucket)
 print("hottest leaf frames:")
 for name, n in leaf.most_common(12):
     print(f"{100 * n / total:5.1f} %  {name}")
