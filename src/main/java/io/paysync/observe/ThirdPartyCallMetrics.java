@@ -30,6 +30,7 @@ public class ThirdPartyCallMetrics extends EventNotifierSupport {
         setIgnoreExchangeFailedEvents(true);
         setIgnoreExchangeRedeliveryEvents(true);
         setIgnoreExchangeSendingEvents(true);
+        setIgnoreExchangeAsyncProcessingStartedEvents(true);
     }
 
     @Override

@@ -4,12 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
+import org.apache.camel.component.micrometer.eventnotifier.MicrometerRouteEventNotifier;
+import org.apache.camel.spi.EventNotifier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -54,6 +59,33 @@ class ObservabilityTest {
         Response r = app.get("/observe/metrics");
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.body()).contains("# TYPE").containsPattern("camel_exchanges_total\\{[^}]*routeId=\"orders-api\"");
+    }
+
+    @Test
+    @Order(2)
+    void should_not_offer_exchange_events_to_notifiers_that_want_none() throws Exception {
+        // Each one offered them costs every exchange an event object per step (ExchangeEventTrim); the notifiers that
+        // do want them (the third-party call timer, and the dev consoles and endpoint statistics where enabled) stay.
+        List<EventNotifier> started = app.camelContext().getManagementStrategy().getStartedEventNotifiers();
+        assertThat(started).filteredOn(n -> n instanceof MicrometerRouteEventNotifier).isNotEmpty()
+                .allMatch(EventNotifier::isIgnoreExchangeEvents);
+        assertThat(started).noneMatch(n -> n.getClass().getName().equals(ExchangeEventTrim.PLACEHOLDER_SUMMARY));
+        assertThat(started).filteredOn(n -> n instanceof ThirdPartyCallMetrics).singleElement()
+                .matches(n -> !n.isIgnoreExchangeEvents() && !n.isIgnoreExchangeSentEvents());
+        // camel-micrometer's route event notifier still follows the routes
+        assertThat(routesRunning()).isGreaterThan(1);
+        double running = routesRunning();
+        app.camelContext().getRouteController().stopRoute("payment-expiry");
+        assertThat(routesRunning()).isEqualTo(running - 1);
+        app.camelContext().getRouteController().startRoute("payment-expiry");
+        assertThat(routesRunning()).isEqualTo(running);
+    }
+
+    private double routesRunning() throws Exception {
+        Matcher m = Pattern.compile("(?m)^camel_routes_running_routes\\{[^}]*\\} ([0-9.E+-]+)$")
+                .matcher(app.get("/observe/metrics").body());
+        assertThat(m.find()).as("camel_routes_running_routes in /observe/metrics").isTrue();
+        return Double.parseDouble(m.group(1));
     }
 
     @Test
