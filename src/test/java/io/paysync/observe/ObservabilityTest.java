@@ -62,7 +62,7 @@ class ObservabilityTest {
     }
 
     @Test
-    @Order(2)
+    @Order(3)
     void should_not_offer_exchange_events_to_notifiers_that_want_none() throws Exception {
         // Each one offered them costs every exchange an event object per step (ExchangeEventTrim); the notifiers that
         // do want them (the third-party call timer, and the dev consoles and endpoint statistics where enabled) stay.
@@ -89,7 +89,7 @@ class ObservabilityTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void should_serve_route_statistics_and_control_over_jolokia() throws Exception {
         String route = "org.apache.camel:context=" + NAME + ",type=routes,name=\\\"orders-api\\\"";
         Response read = app.postJson("/observe/jolokia",
@@ -100,7 +100,7 @@ class ObservabilityTest {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void should_report_down_when_the_database_is_gone() throws Exception {
         try (Connection c = app.database().connect(); Statement s = c.createStatement()) {
             s.execute("SHUTDOWN");
