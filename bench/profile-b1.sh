@@ -14,9 +14,6 @@ psql -q -d "$BENCH_DB" -c "INSERT INTO orders (order_number, amount, currency, p
       FROM generate_series(1, 200000) i" -c "VACUUM ANALYZE"
 python3 bench/sign-callbacks.py 1 150000 "$BENCH_SECRET" > $OUT/callbacks.txt
 JFR="-XX:FlightRecorderOptions=stackdepth=512 -XX:StartFlightRecording=delay=20s,duration=20s,filename=$OUT/$TAG.jfr,settings=profile"
-if [ -n "${ASYNC_PROFILER:-}" ]; then # every thread's CPU, native and kernel frames included, from the start
-  JFR="-agentpath:$ASYNC_PROFILER=start,event=cpu,interval=997us,threads,cstack=vm,collapsed,file=$OUT/$TAG.collapsed"
-fi
 if [ "$TARGET" = paysync ]; then
   BENCH_JAVA_OPTS="$JFR" start_paysync "$OUT/prof.log"; wait_ready > /dev/null
   port=$BENCH_PORT
