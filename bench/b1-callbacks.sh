@@ -13,6 +13,9 @@
 # runs alternating (paysync, vertx, paysync, ...), so a slow minute of this shared machine falls on both, not on one.
 # Usage: bash bench/b1-callbacks.sh [connections] [seconds]     (B1_REPS=5, B1_FIXED_REPS=3; B1_ONLY=paysync for
 # Paysync's peak runs alone)
+# What-if: B1_BURN_US=N adds a third HTTP cell, "burn": the same handler spending N us more CPU per callback on its
+# worker thread, in every round beside the other two. With N = Paysync's extra server CPU per callback (the
+# side-by-side profile, bench/profile-b1-compare.sh), it tells whether that CPU alone gives Paysync's tail at 80 %.
 # Writes target/bench/b1.md.
 # Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
 source "$(dirname "$0")/common.sh"
@@ -26,14 +29,17 @@ WARM=${B1_WARM:-60}        # seconds of wrk before the measured runs, per cell (
 # (and the switch from wrk) put every request over 20 ms into the first 3 s (bench/profile-b1-latency.sh).
 FIXED_WARM=${B1_FIXED_WARM:-15}
 SLICE=${B1_SLICE:-200000}  # orders signed for one wrk run: more than a run can use
+BURN_US=${B1_BURN_US:-0}
+HTTP_CELLS=2; [ "$BURN_US" -gt 0 ] && HTTP_CELLS=3
 FIXED_MAX_RATE=${B1_FIXED_MAX_RATE:-4000} # the most a fixed-rate run may offer (80 % of a 5,000 req/s peak; 3,000
                                           # refused this machine's 80 % runs: 4,576 req/s peak on 2026-11-30)
-# Both HTTP cells' orders: 2 warm-ups and 2 x REPS wrk runs of a slice each, then FIXED_REPS x 2 cells fixed-rate runs
-# at 80 % and at 50 % (5/8 of the 80 % rate) of the peak
-ORDERS=${B1_ORDERS:-$(( (2 + 2 * REPS) * SLICE + FIXED_REPS * 2 * (SECS + FIXED_WARM) * FIXED_MAX_RATE * 13 / 8 ))}
+# The HTTP cells' orders: per cell a warm-up and REPS wrk runs of a slice each, then FIXED_REPS fixed-rate runs at
+# 80 % and at 50 % (5/8 of the 80 % rate) of the peak
+ORDERS=${B1_ORDERS:-$(( HTTP_CELLS * ((1 + REPS) * SLICE + FIXED_REPS * (SECS + FIXED_WARM) * FIXED_MAX_RATE * 13 / 8) ))}
 # pgbench's cell runs (WARM + (REPS + 1) x SECS) s: 2.4 M orders last that long at up to 10,000 tps
 PGBENCH_ORDERS=${B1_PGBENCH_ORDERS:-2400000}
 BASE_PORT=$((BENCH_PORT + 2))
+BURN_PORT=$((BENCH_PORT + 3))
 INGEST=bench/ingest/target
 mvn -q -B -ntp -f bench/ingest/pom.xml package # every time, as build_bench_tools: never a stale peer or client
 CP="$INGEST/classes:$INGEST/lib/*"
@@ -138,22 +144,27 @@ fixed() { # fixed NAME PORT RATE PID CELL
 : > "$RESULT.check"
 exec 9> /tmp/paysync-bench.lock; flock 9
 # Whatever ends the script (a refused fixed-rate run, a failed step) stops the servers it started.
-trap 'stop_paysync; [ -z "${BASE_PID:-}" ] || kill "$BASE_PID" 2> /dev/null || true' EXIT
+trap 'stop_paysync; kill ${BASE_PID:-} ${BURN_PID:-} 2> /dev/null || true' EXIT
 
 # 1. Paysync and the plain Vert.x handler, side by side on one database, their runs alternating
 seed "$ORDERS"
 rm -f "$OUT"/b1-*-rates.txt
 BENCH_JAVA_OPTS="${BENCH_JAVA_OPTS:-} $(safepoints paysync)" start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
 if [ "${B1_ONLY:-}" != paysync ]; then
-  BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
-  BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
-    java "$(safepoints vertx)" -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1-vertx.log" 2>&1 9>&- &
-  BASE_PID=$!
-  until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
+  start_vertx_baseline "$BASE_PORT" "$OUT/b1-vertx.log" "$(safepoints vertx)"; BASE_PID=$BASE_STARTED_PID
+  if [ "$BURN_US" -gt 0 ]; then
+    BASE_BURN_US=$BURN_US start_vertx_baseline "$BURN_PORT" "$OUT/b1-burn.log" "$(safepoints burn)"
+    BURN_PID=$BASE_STARTED_PID
+  fi
 fi
-cells() { echo paysync; [ "${B1_ONLY:-}" = paysync ] || echo vertx; } # the order each round runs them in
-port_of() { [ "$1" = paysync ] && echo "$BENCH_PORT" || echo "$BASE_PORT"; }
-pid_of() { [ "$1" = paysync ] && echo "$PAYSYNC_PID" || echo "$BASE_PID"; }
+cells() { # the order each round runs them in
+  echo paysync
+  [ "${B1_ONLY:-}" = paysync ] && return
+  echo vertx
+  [ "$BURN_US" -gt 0 ] && echo burn || true
+}
+port_of() { case "$1" in paysync) echo "$BENCH_PORT" ;; vertx) echo "$BASE_PORT" ;; burn) echo "$BURN_PORT" ;; esac; }
+pid_of() { case "$1" in paysync) echo "$PAYSYNC_PID" ;; vertx) echo "$BASE_PID" ;; burn) echo "$BURN_PID" ;; esac; }
 for c in $(cells); do warm "$c" "$(port_of "$c")"; done
 for rep in $(seq 1 "$REPS"); do
   for c in $(cells); do run "$c" "$(port_of "$c")" "$(pid_of "$c")" "$rep"; done
@@ -170,9 +181,9 @@ for pct in 50 80; do
     for c in $(cells); do fixed "$c-at-${pct}pct-$rep" "$(port_of "$c")" "$rate" "$(pid_of "$c")" "$c"; done
   done
 done
-consistent "paysync and vertx (one database)"
+consistent "$(cells | paste -sd, | sed 's/,/ and /g') (one database)"
 stop_paysync
-kill "$BASE_PID"; wait "$BASE_PID" 2>/dev/null || true
+kill "$BASE_PID" ${BURN_PID:-}; wait "$BASE_PID" ${BURN_PID:-} 2>/dev/null || true
 
 # 3. pgbench, same UPDATE and history row, same concurrency
 seed "$PGBENCH_ORDERS"
@@ -235,4 +246,11 @@ p99() { p99s "$1" | tr ' ' '\n' | sed -n "$(( (FIXED_REPS + 1) / 2 ))p"; } # the
   # its latencies are then queueing time, not service time, and its p99 says so rather than how fast a request is.
   echo "fixed-rate runs that fell behind (recorded < 98 % of the offered rate): $(awk -F'|' '$3 + 0 > 0 && $4 < 0.98 * $3 {gsub(/ /, "", $2); printf "%s ", $2}' "$FIXED")"
   echo "p99 paysync / vertx, medians of $FIXED_REPS runs: at 50 %: $(ratio "$(p99 paysync-at-50pct)" "$(p99 vertx-at-50pct)"), at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 vertx-at-80pct)") (target <= 1.2)"
+  if [ "$BURN_US" -gt 0 ]; then
+    echo "what-if, the handler with $BURN_US us more CPU per callback (burn): peak $(median burn) req/s;" \
+      "p99 at 50 %: $(p99s burn-at-50pct); at 80 %: $(p99s burn-at-80pct)"
+    echo "p99 burn / vertx, medians: at 50 %: $(ratio "$(p99 burn-at-50pct)" "$(p99 vertx-at-50pct)")," \
+      "at 80 %: $(ratio "$(p99 burn-at-80pct)" "$(p99 vertx-at-80pct)"); paysync / burn: at 50 %:" \
+      "$(ratio "$(p99 paysync-at-50pct)" "$(p99 burn-at-50pct)"), at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 burn-at-80pct)")"
+  fi
 } | tee "$RESULT"

@@ -70,6 +70,24 @@ stop_paysync() {
   wait "$PAYSYNC_PID" 2>/dev/null || true
 }
 
+# start_vertx_baseline <port> <log> [java options...]: bench/ingest's plain Vert.x handler (built beforehand with
+# mvn -f bench/ingest/pom.xml package) on BENCH_DB with Paysync's pool size, secret and PostgreSQL statements; sets
+# BASE_STARTED_PID once it answers /ready. BASE_BURN_US in the environment adds that much CPU to every callback (B1's
+# what-if cell, bench/b1-callbacks.sh).
+start_vertx_baseline() {
+  local port=$1 log=$2
+  shift 2
+  BASE_PORT=$port BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
+  BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
+    java "$@" -cp "bench/ingest/target/classes:bench/ingest/target/lib/*" io.paysync.bench.VertxBaseline \
+    > "$log" 2>&1 9>&- &
+  BASE_STARTED_PID=$!
+  until curl -fs -o /dev/null "http://127.0.0.1:$port/ready"; do
+    kill -0 "$BASE_STARTED_PID" 2>/dev/null || { echo "the Vert.x handler exited, see $log" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
 # ----- B2/B3 (sync): several Paysync workers with sync on, the bench tools in bench/sync/ -----
 
 BENCH_TOOLS_CP="bench/sync/target/classes:bench/sync/target/lib/*"

@@ -25,12 +25,9 @@ psql -q -d "$BENCH_DB" -c "INSERT INTO orders (order_number, amount, currency, p
 
 start_paysync "$OUT/b1c-paysync.log"; wait_ready > /dev/null
 BASE_PORT=$((BENCH_PORT + 2))
-BASE_PORT=$BASE_PORT BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
-BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
-  java -cp "$CP" io.paysync.bench.VertxBaseline > "$OUT/b1c-vertx.log" 2>&1 9>&- &
-BASE_PID=$!
-trap 'stop_paysync; kill "$BASE_PID" 2> /dev/null || true' EXIT
-until curl -fs -o /dev/null "http://127.0.0.1:$BASE_PORT/ready"; do sleep 0.1; done
+trap 'stop_paysync; [ -z "${BASE_STARTED_PID:-}" ] || kill "$BASE_STARTED_PID" 2> /dev/null || true' EXIT
+start_vertx_baseline "$BASE_PORT" "$OUT/b1c-vertx.log"
+BASE_PID=$BASE_STARTED_PID
 port_of() { [ "$1" = paysync ] && echo "$BENCH_PORT" || echo "$BASE_PORT"; }
 pid_of() { [ "$1" = paysync ] && echo "$PAYSYNC_PID" || echo "$BASE_PID"; }
 paid() { psql -Atq -d "$BENCH_DB" -c "SELECT count(*) FROM orders WHERE payment_status = 'Paid'"; }

@@ -20,12 +20,8 @@ if [ "$TARGET" = paysync ]; then
 else
   mvn -q -B -ntp -f bench/ingest/pom.xml package
   port=$((BENCH_PORT + 2))
-  BASE_PORT=$port BASE_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" BASE_DB_USER=$PGUSER \
-  BASE_POOL=${BENCH_POOL:-8} BASE_SECRET="$BENCH_SECRET" BASE_SQL_DIR=src/main/resources/sql/postgresql \
-    java $JFR -cp "bench/ingest/target/classes:bench/ingest/target/lib/*" io.paysync.bench.VertxBaseline \
-    > "$OUT/prof-vertx.log" 2>&1 9>&- &
-  PAYSYNC_PID=$! # stop_paysync stops it
-  until curl -fs -o /dev/null "http://127.0.0.1:$port/ready"; do sleep 0.1; done
+  start_vertx_baseline "$port" "$OUT/prof-vertx.log" $JFR
+  PAYSYNC_PID=$BASE_STARTED_PID # stop_paysync stops it
 fi
 trap stop_paysync EXIT
 paid_at() { psql -Atq -d "$BENCH_DB" -c "SELECT count(*) FROM orders WHERE payment_status = 'Paid'"; }

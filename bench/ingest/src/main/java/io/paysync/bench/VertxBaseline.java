@@ -1,5 +1,7 @@
 package io.paysync.bench;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -39,7 +41,10 @@ import io.vertx.ext.web.handler.BodyHandler;
  *
  * <p>
  * Settings from the environment: {@code BASE_PORT}, {@code BASE_DB_URL}, {@code BASE_DB_USER}, {@code BASE_POOL},
- * {@code BASE_SECRET} (whsec_...), {@code BASE_SQL_DIR} (Paysync's {@code src/main/resources/sql/postgresql}).
+ * {@code BASE_SECRET} (whsec_...), {@code BASE_SQL_DIR} (Paysync's {@code src/main/resources/sql/postgresql}),
+ * {@code BASE_BURN_US} (default 0): microseconds of CPU the worker thread spends on every callback before its
+ * transaction, doing nothing useful. Only B1's what-if cell sets it: the handler made as dear per callback as Paysync,
+ * to see whether that alone gives Paysync's tail at a fixed rate (bench/b1-callbacks.sh, {@code B1_BURN_US}).
  */
 public final class VertxBaseline {
 
@@ -53,6 +58,8 @@ public final class VertxBaseline {
     private final Sql insertCallback;
     private final Sql findOrder;
     private final Vertx vertx;
+    private final long burnNanos = Long.parseLong(env("BASE_BURN_US", "0")) * 1000;
+    private final ThreadMXBean threads = ManagementFactory.getThreadMXBean();
 
     private VertxBaseline(Vertx vertx, Webhook webhook, HikariDataSource pool, Path sqlDir) throws Exception {
         this.vertx = vertx;
@@ -128,12 +135,23 @@ public final class VertxBaseline {
         throw new SecurityException("invalid");
     }
 
+    /** Spends {@code BASE_BURN_US} of this thread's CPU time (not wall time: a preempted thread burns nothing). */
+    private void burn() {
+        if (burnNanos > 0) {
+            long until = threads.getCurrentThreadCpuTime() + burnNanos;
+            while (threads.getCurrentThreadCpuTime() < until) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
     private record Request(String webhookId, String orderNumber, String transactionId, BigDecimal amount,
             String currency, byte[] body, String contentType) {
     }
 
     /** One transaction: the guarded UPDATE, and when it moved the order its history row and the audit row. */
     private Map.Entry<Integer, String> apply(Request r) throws SQLException {
+        burn();
         OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
         try (Connection c = pool.getConnection()) {
             try {
