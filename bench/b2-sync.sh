@@ -7,7 +7,8 @@
 #
 # One cell = one peer, one stub delay, W worker processes:
 #  1. fresh data: NEVER_PAID never-paid orders NP-*, feeder orders F-* (Pending), no backlog; start W workers;
-#  2. drain: B2_BACKLOG Paid orders D-* appear in one commit; after B2_WARM s, a B2_WINDOW s window gives
+#  2. drain: B2_BACKLOG Paid orders D-* appear in one commit; after a warm-up (B2_WARM s at least, then until the
+#     workers' JIT compilers are quiet, at most B2_MAX_WARM s), a B2_WINDOW s window gives
 #     orders/s, commits per order (pg_stat_database.xact_commit), statements per order (pg_stat_statements) and
 #     where the window's CPU went (workers, PostgreSQL, stub: ms per order); a cell whose backlog ran out before
 #     the window ended, or where a statement ran for more than 20 s (a stall), is marked and gets no ratio;
@@ -27,8 +28,10 @@ REPS=${B2_REPS:-1}
 # a slow machine measured the JIT (1.41 x with 4 s, 1.93 x with 30 s; docs/benchmarks.md). The backlog must outlast
 # warm-up and window at the fastest peer's rate: 300,000 ran out with 4 workers at 0 ms on a machine where Paysync
 # drained about 5,000 orders/s there (60 s of warm-up and 20 s of window need 400,000).
-BACKLOG=${B2_BACKLOG:-600000}
+# With the warm-up lasting until the JIT is quiet (up to B2_MAX_WARM s), 800,000.
+BACKLOG=${B2_BACKLOG:-800000}
 WARM=${B2_WARM:-30}
+MAX_WARM=${B2_MAX_WARM:-120}
 # Delayed cells only: seconds of draining at 0 ms before the delay is set (a 50 ms cell runs too few orders for the JIT:
 # cold, Paysync's worker spent 58 % of its samples interpreted, docs/benchmarks-sync-notes.md). Both peers alike.
 PREWARM=${B2_PREWARM:-40}
@@ -44,6 +47,7 @@ start_stub "$STUB_PORT"
 SUFFIX=${B2_SUFFIX:-}      # e.g. -c8 for a second configuration, so its files sit beside the first
 RESULTS="$OUT/b2$SUFFIX-cells.tsv"
 : > "$RESULTS"
+: > "$OUT/b2$SUFFIX-warmup.txt"
 
 cell() { # cell <peer> <delay> <workers> <repetition>
   local peer=$1 delay=$2 w=$3 r=$4 tag="b2$SUFFIX-$1-$2ms-$3w"
@@ -63,7 +67,9 @@ cell() { # cell <peer> <delay> <workers> <repetition>
   fi
   # More workers than cores: each JVM gets a share of the CPU to compile with (4 workers, 0 ms: CPU per order of both
   # peers' workers 3 to 5 times that of 2 after 30 s; with 60 s, Paysync 1,217 -> 2,710/s, db-scheduler 719 -> 1,105).
-  sleep $(( w > $(nproc) ? 2 * WARM : WARM ))
+  # Then on until the JIT is quiet: with 30 s (2 workers) and 60 s (4) it still took 0.6 to 0.96 cores in the window.
+  local warmed; warmed=$(settle "$(( w > $(nproc) ? 2 * WARM : WARM ))" "$MAX_WARM")
+  local j0; j0=$(jit_ms)
   q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null
   read -r c0 x0 s0 n0 t0 < <(snapshot)
   read -r cw0 cp0 cs0 < <(cpu_snapshot)
@@ -71,6 +77,8 @@ cell() { # cell <peer> <delay> <workers> <repetition>
   sleep "$window"
   read -r cw1 cp1 cs1 < <(cpu_snapshot)
   read -r c1 x1 s1 n1 t1 < <(snapshot)
+  echo "$tag: warm-up $warmed s; the JIT in the window $(( $(jit_ms) - j0 )) ms of CPU of the workers' $((cw1 - cw0))" \
+    >> "$OUT/b2$SUFFIX-warmup.txt"
   top_statements > "$OUT/$tag-statements.txt"
   local mark=ok
   warn_long_statements "$tag" || mark=stalled
@@ -120,7 +128,7 @@ done; done; done; done
 {
 echo "B2 $(date -u +%FT%TZ), $(nproc) cores; per worker: batch ${BENCH_SYNC_BATCH:-50}, period/polling ${BENCH_SYNC_PERIOD_MS:-100} ms,"\
   "calls in flight ${BENCH_SYNC_CONCURRENCY:-1} (Paysync paysync.sync.concurrency = db-scheduler threads), pool ${BENCH_POOL:-8};"\
-  "backlog $BACKLOG, warm-up $WARM s ($((2 * WARM)) s with more workers than cores; delayed cells: first $PREWARM s at 0 ms), window $WINDOW s (delayed: $WINDOW_DELAYED s),"\
+  "backlog $BACKLOG, warm-up $WARM s ($((2 * WARM)) s with more workers than cores; delayed cells: first $PREWARM s at 0 ms) then until the JIT is quiet (at most $MAX_WARM s), window $WINDOW s (delayed: $WINDOW_DELAYED s),"\
   "feed $FEED s; $REPS repetition(s) of each delay and worker count"
 echo
 python3 - "$RESULTS" <<'PY'
@@ -171,5 +179,9 @@ for d, w in sorted({(r[1], r[2]) for r in rows}, key=lambda k: (int(k[0]), int(k
     skipped = f"; no ratio: {', '.join(bad)}" if bad else ""
     print(f"| {d} ms | {w} | {cell_speed}{skipped} | {cell_commits} |")
 PY
+echo
+echo "Warm-up of each cell (until the workers' JIT compilers used under 0.1 cores for 5 s), and the JIT's CPU left in its window:"
+echo
+sed 's/^/- /' "$OUT/b2$SUFFIX-warmup.txt"
 } > "$OUT/b2$SUFFIX.md"
 cat "$OUT/b2$SUFFIX.md"

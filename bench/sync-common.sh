@@ -156,6 +156,46 @@ print(*(round(v * 1000 / tick) for v in (sum(cpu(w) for w in workers), pg, cpu(s
 PY
 }
 
+# jit_ms: CPU time (ms) the workers' JIT compiler threads (C1 and C2, "C2 CompilerThre..." in /proc) have used so far.
+jit_ms() {
+  python3 - "${WORKER_PIDS[@]}" <<'PY'
+import os, sys
+tick = os.sysconf('SC_CLK_TCK')
+total = 0
+for pid in sys.argv[1:]:
+    try:
+        tasks = os.listdir(f'/proc/{pid}/task')
+    except OSError:
+        continue
+    for t in tasks:
+        try:
+            s = open(f'/proc/{pid}/task/{t}/stat').read()
+        except OSError:
+            continue
+        if 'CompilerThre' in s[s.index('(') + 1:s.rindex(')')]:
+            f = s[s.rindex(')') + 2:].split()
+            total += int(f[11]) + int(f[12])
+print(round(total * 1000 / tick))
+PY
+}
+
+# settle <min s> <max s>: a drain's warm-up: at least min s, then on until the workers' JIT compilers used less than
+# a tenth of a core over the last 5 s, at most max s; prints the seconds it waited. A fixed warm-up left the JIT at
+# 0.6 to 0.96 cores in the window (2 and 4 workers, 2026-12-01), which B2 then counted as the workers' CPU per order.
+settle() {
+  local waited=$1 a b
+  sleep "$1"
+  a=$(jit_ms)
+  while [ "$waited" -lt "$2" ]; do
+    sleep 5
+    waited=$((waited + 5))
+    b=$(jit_ms)
+    [ $((b - a)) -lt 500 ] && break
+    a=$b
+  done
+  echo "$waited"
+}
+
 # warn_long_statements <tag>: a peer's statement still running after 20 s is a stall (a bad plan), not throughput;
 # say so on stderr and in the cell's files, so its figure is not read as the peer's speed.
 warn_long_statements() {
