@@ -67,7 +67,7 @@ cell() { # cell <peer> <delay> <workers> <repetition>
   fi
   # More workers than cores: each JVM gets a share of the CPU to compile with (4 workers, 0 ms: CPU per order of both
   # peers' workers 3 to 5 times that of 2 after 30 s; with 60 s, Paysync 1,217 -> 2,710/s, db-scheduler 719 -> 1,105).
-  # Then on until the JIT is quiet: with 30 s (2 workers) and 60 s (4) it still took 0.6 to 0.96 cores in the window.
+  # Then on until the JIT is quiet: after 30 s (2 workers) and 60 s (4) it still took a third of their CPU in the window.
   local warmed; warmed=$(settle "$(( w > $(nproc) ? 2 * WARM : WARM ))" "$MAX_WARM")
   local j0; j0=$(jit_ms)
   q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null

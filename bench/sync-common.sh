@@ -180,8 +180,8 @@ PY
 }
 
 # settle <min s> <max s>: a drain's warm-up: at least min s, then on until the workers' JIT compilers used less than
-# a tenth of a core over the last 5 s, at most max s; prints the seconds it waited. A fixed warm-up left the JIT at
-# 0.6 to 0.96 cores in the window (2 and 4 workers, 2026-12-01), which B2 then counted as the workers' CPU per order.
+# a tenth of a core over the last 5 s, at most max s; prints the seconds it waited. After the fixed warm-up the JIT
+# still took a third of the workers' CPU in the window (2 and 4 workers, 2026-12-01), which B2 counted per order.
 settle() {
   local waited=$1 a b
   sleep "$1"
