@@ -69,15 +69,14 @@ cell() { # cell <peer> <delay> <workers> <repetition>
   # peers' workers 3 to 5 times that of 2 after 30 s; with 60 s, Paysync 1,217 -> 2,710/s, db-scheduler 719 -> 1,105).
   # Then on until the JIT is quiet: after 30 s (2 workers) and 60 s (4) it still took a third of their CPU in the window.
   local warmed; warmed=$(settle "$(( w > $(nproc) ? 2 * WARM : WARM ))" "$MAX_WARM")
-  local j0; j0=$(jit_ms)
   q -c "SELECT /* bench-monitor */ pg_stat_statements_reset()" > /dev/null
   read -r c0 x0 s0 n0 t0 < <(snapshot)
-  read -r cw0 cp0 cs0 < <(cpu_snapshot)
+  read -r cw0 cp0 cs0 cj0 < <(cpu_snapshot)
   local window=$WINDOW; [ "$delay" != 0 ] && window=$WINDOW_DELAYED
   sleep "$window"
-  read -r cw1 cp1 cs1 < <(cpu_snapshot)
+  read -r cw1 cp1 cs1 cj1 < <(cpu_snapshot)
   read -r c1 x1 s1 n1 t1 < <(snapshot)
-  echo "$tag: warm-up $warmed s; the JIT in the window $(( $(jit_ms) - j0 )) ms of CPU of the workers' $((cw1 - cw0))" \
+  echo "$tag: warm-up $warmed s; the JIT in the window $((cj1 - cj0)) ms of CPU of the workers' $((cw1 - cw0))" \
     >> "$OUT/b2$SUFFIX-warmup.txt"
   top_statements > "$OUT/$tag-statements.txt"
   local mark=ok

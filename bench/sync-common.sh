@@ -130,52 +130,33 @@ start_workers() { # start_workers <peer> <n> <tag>
   wait_workers_ready
 }
 
-# cpu_snapshot: CPU time (user + system, ms) used so far by the workers, by all of PostgreSQL's processes and by the
-# stub, one line "workers postgres stub"; two snapshots give where a window's CPU went (the machine has two cores,
-# so a CPU-bound cell is decided by CPU per order, not by waiting). PostgreSQL's figure is a sum over the processes
-# alive at each snapshot: the workers' pooled connections live through the window; a backend that ends inside it
-# (the harness's own psql) is not counted, autovacuum is.
+# cpu_snapshot: CPU time (user + system, ms) used so far by the workers, by all of PostgreSQL's processes, by the
+# stub, and by the workers' JIT compiler threads (C1 and C2, part of the workers' figure), one line
+# "workers postgres stub jit"; two snapshots give where a window's CPU went (the machine has two cores, so a
+# CPU-bound cell is decided by CPU per order, not by waiting). PostgreSQL's figure is a sum over the processes alive
+# at each snapshot: the workers' pooled connections live through the window; a backend that ends inside it (the
+# harness's own psql) is not counted, autovacuum is.
 cpu_snapshot() {
   python3 - "$STUB_PID" "${WORKER_PIDS[@]}" <<'PY'
 import os, sys
 tick = os.sysconf('SC_CLK_TCK')
-def cpu(pid):
+def stat(path):
     try:
-        f = open(f'/proc/{pid}/stat').read().rsplit(')', 1)[1].split()
-        return int(f[11]) + int(f[12])
+        s = open(path).read()
     except OSError:
-        return 0
-def comm(pid):
-    try:
-        return open(f'/proc/{pid}/comm').read().strip()
-    except OSError:
-        return ''
-stub, workers = sys.argv[1], sys.argv[2:]
-pg = sum(cpu(p) for p in os.listdir('/proc') if p.isdigit() and comm(p) == 'postgres')
-print(*(round(v * 1000 / tick) for v in (sum(cpu(w) for w in workers), pg, cpu(stub))))
-PY
-}
-
-# jit_ms: CPU time (ms) the workers' JIT compiler threads (C1 and C2, "C2 CompilerThre..." in /proc) have used so far.
-jit_ms() {
-  python3 - "${WORKER_PIDS[@]}" <<'PY'
-import os, sys
-tick = os.sysconf('SC_CLK_TCK')
-total = 0
-for pid in sys.argv[1:]:
+        return '', 0
+    f = s.rsplit(')', 1)[1].split()
+    return s[s.index('(') + 1:s.rindex(')')], int(f[11]) + int(f[12])
+def jit(pid):
     try:
         tasks = os.listdir(f'/proc/{pid}/task')
     except OSError:
-        continue
-    for t in tasks:
-        try:
-            s = open(f'/proc/{pid}/task/{t}/stat').read()
-        except OSError:
-            continue
-        if 'CompilerThre' in s[s.index('(') + 1:s.rindex(')')]:
-            f = s[s.rindex(')') + 2:].split()
-            total += int(f[11]) + int(f[12])
-print(round(total * 1000 / tick))
+        return 0
+    return sum(t for name, t in (stat(f'/proc/{pid}/task/{task}/stat') for task in tasks) if 'CompilerThre' in name)
+stub, workers = sys.argv[1], sys.argv[2:]
+pg = sum(t for name, t in (stat(f'/proc/{p}/stat') for p in os.listdir('/proc') if p.isdigit()) if name == 'postgres')
+print(*(round(v * 1000 / tick) for v in (sum(stat(f'/proc/{w}/stat')[1] for w in workers), pg,
+                                          stat(f'/proc/{stub}/stat')[1], sum(jit(w) for w in workers))))
 PY
 }
 
@@ -185,11 +166,11 @@ PY
 settle() {
   local waited=$1 a b
   sleep "$1"
-  a=$(jit_ms)
+  a=$(cpu_snapshot | cut -d' ' -f4)
   while [ "$waited" -lt "$2" ]; do
     sleep 5
     waited=$((waited + 5))
-    b=$(jit_ms)
+    b=$(cpu_snapshot | cut -d' ' -f4)
     [ $((b - a)) -lt 500 ] && break
     a=$b
   done
