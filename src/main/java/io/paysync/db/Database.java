@@ -38,8 +38,10 @@ public final class Database implements AutoCloseable {
     private final TransactionTemplate transactions;
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     private final Map<String, HotStatement> hot = new ConcurrentHashMap<>();
+    private final String url;
 
-    private Database(HikariDataSource dataSource, Dialect dialect) {
+    private Database(HikariDataSource dataSource, Dialect dialect, String url) {
+        this.url = url;
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
@@ -51,8 +53,9 @@ public final class Database implements AutoCloseable {
      * once: the repositories can be built on it, but nothing may use it before {@link #awaitOpen()} returned.
      */
     public static Database open(Settings settings) {
-        String url = settings.require(Settings.DB_URL);
-        Dialect dialect = Dialect.fromUrl(url);
+        String given = settings.require(Settings.DB_URL);
+        Dialect dialect = Dialect.fromUrl(given);
+        String url = dialect == Dialect.H2 ? H2Durability.durableUrl(given) : given;
         // Configured, not yet started: HikariCP starts a pool built this way at its first getConnection().
         HikariDataSource ds = new HikariDataSource();
         ds.setPoolName("paysync");
@@ -63,7 +66,7 @@ public final class Database implements AutoCloseable {
         ds.setAutoCommit(true);
         // READ COMMITTED everywhere: every transition is one guarded statement whose row count decides.
         ds.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        Database database = new Database(ds, dialect);
+        Database database = new Database(ds, dialect, url);
         Thread opening = new Thread(database::openAndMigrate, "paysync-database-open");
         opening.setDaemon(true);
         opening.start();
@@ -74,6 +77,9 @@ public final class Database implements AutoCloseable {
         try {
             try (Connection first = dataSource.getConnection()) {
                 // Started: the pool holds its first connection, as new HikariDataSource(config) would.
+                if (dialect == Dialect.H2) {
+                    warnIfCrashCanLoseWrites(first);
+                }
             } catch (SQLException e) {
                 // A pool started lazily throws the cause of its failure; the start reports what HikariCP's
                 // constructor throws, as it did when the pool was opened on the main thread.
@@ -84,6 +90,17 @@ public final class Database implements AutoCloseable {
         } catch (Throwable e) {
             dataSource.close();
             opened.completeExceptionally(e);
+        }
+    }
+
+    /** Said once per start: an H2 write delay, asked for in the URL or set on an H2 server, costs I6. */
+    private void warnIfCrashCanLoseWrites(Connection connection) throws SQLException {
+        int window = H2Durability.lossWindowMs(url, connection);
+        if (window > 0) {
+            LOG.warn("The H2 database writes commits to its file up to {} ms late (WRITE_DELAY={}): orders and payments"
+                    + " acknowledged in the last {} ms before a crash can be lost. Remove WRITE_DELAY from"
+                    + " paysync.db.url (Paysync then sets 0), or run on PostgreSQL or SQL Server; see"
+                    + " docs/reliability.md, I6.", window, window, window);
         }
     }
 

@@ -1,0 +1,80 @@
+package io.paysync.db;
+
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.OptionalInt;
+
+/**
+ * What an H2 URL means for invariant I6 (no acknowledged write lost when the process is killed).
+ *
+ * <p>
+ * H2 keeps a committed transaction in memory and writes it to its file in the background, up to {@code WRITE_DELAY}
+ * milliseconds later (500 by default): a process killed in that window loses orders and payments it had already
+ * answered for. With {@code WRITE_DELAY=0} every commit is written to the file before the commit returns, so the
+ * operating system has it when Paysync answers and a killed process loses nothing. H2 does not ask the disk to flush
+ * on commit either way, so a power loss can still cost the last seconds (docs/reliability.md, I6 per database).
+ */
+final class H2Durability {
+
+    private H2Durability() {
+    }
+
+    /**
+     * The URL to open: an embedded H2 file database that names no {@code WRITE_DELAY} gets {@code WRITE_DELAY=0};
+     * every other URL is returned as given. A server URL ({@code tcp:}, {@code ssl:}) is left alone, since the
+     * server decides how it writes and setting it there needs admin rights; {@link #lossWindowMs} reports it.
+     */
+    static String durableUrl(String url) {
+        if (!isEmbeddedFile(url) || writeDelay(url).isPresent()) {
+            return url;
+        }
+        String trimmed = url.strip();
+        while (trimmed.endsWith(";")) {
+            trimmed = trimmed.substring(0, trimmed.length() - 1);
+        }
+        return trimmed + ";WRITE_DELAY=0";
+    }
+
+    /** The {@code WRITE_DELAY} the URL sets, if it sets one. */
+    static OptionalInt writeDelay(String url) {
+        String[] parts = url.split(";");
+        for (int i = 1; i < parts.length; i++) {
+            int eq = parts[i].indexOf('=');
+            if (eq > 0 && parts[i].substring(0, eq).strip().equalsIgnoreCase("WRITE_DELAY")) {
+                try {
+                    return OptionalInt.of(Integer.parseInt(parts[i].substring(eq + 1).strip()));
+                } catch (NumberFormatException e) {
+                    return OptionalInt.empty(); // H2 itself refuses the URL, naming the setting
+                }
+            }
+        }
+        return OptionalInt.empty();
+    }
+
+    /** An H2 database kept in files by this process: not {@code mem:}, not on an H2 server. */
+    static boolean isEmbeddedFile(String url) {
+        String u = url.strip().toLowerCase(Locale.ROOT);
+        if (!u.startsWith("jdbc:h2:")) {
+            return false;
+        }
+        String name = u.substring("jdbc:h2:".length());
+        return !name.startsWith("mem:") && !name.startsWith("tcp:") && !name.startsWith("ssl:");
+    }
+
+    /**
+     * How many milliseconds of acknowledged writes a killed process can lose on this open H2 database (its
+     * {@code WRITE_DELAY} as in force), 0 for an in-memory one, which a killed process loses whole anyway.
+     */
+    static int lossWindowMs(String url, Connection connection) throws SQLException {
+        if (url.strip().toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")) {
+            return 0;
+        }
+        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(
+                "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+            return rs.next() ? Integer.parseInt(rs.getString(1).strip()) : 0;
+        }
+    }
+}
