@@ -5,6 +5,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -23,35 +24,50 @@ final class H2Durability {
     }
 
     /**
-     * The URL to open: an embedded H2 file database that names no {@code WRITE_DELAY} gets {@code WRITE_DELAY=0};
-     * every other URL is returned as given. A server URL ({@code tcp:}, {@code ssl:}) is left alone, since the
-     * server decides how it writes and setting it there needs admin rights; {@link #lossWindowMs} reports it.
+     * The URL to open. An embedded H2 file database gets {@code WRITE_DELAY=0} unless the URL names a write delay,
+     * and {@code DB_CLOSE_ON_EXIT=FALSE} unless it names that: Paysync closes the database itself once its routes
+     * have stopped, whereas H2's own shutdown hook would close it under callbacks that are still finishing (they
+     * would answer 500 instead of completing). Every other URL is returned as given. A server URL ({@code tcp:},
+     * {@code ssl:}) is left alone, since the server decides how it writes and setting it there needs admin rights;
+     * {@link #lossWindowMs} reports it.
      */
     static String durableUrl(String url) {
-        if (!isEmbeddedFile(url) || writeDelay(url).isPresent()) {
+        if (!isEmbeddedFile(url)) {
             return url;
         }
-        String trimmed = url.strip();
-        while (trimmed.endsWith(";")) {
-            trimmed = trimmed.substring(0, trimmed.length() - 1);
+        String result = url.strip();
+        while (result.endsWith(";")) {
+            result = result.substring(0, result.length() - 1);
         }
-        return trimmed + ";WRITE_DELAY=0";
+        if (setting(url, "WRITE_DELAY").isEmpty()) {
+            result += ";WRITE_DELAY=0";
+        }
+        if (setting(url, "DB_CLOSE_ON_EXIT").isEmpty()) {
+            result += ";DB_CLOSE_ON_EXIT=FALSE";
+        }
+        return result;
     }
 
-    /** The {@code WRITE_DELAY} the URL sets, if it sets one. */
+    /** The {@code WRITE_DELAY} the URL sets, if it sets one it can be read as a number. */
     static OptionalInt writeDelay(String url) {
+        try {
+            return setting(url, "WRITE_DELAY").map(v -> OptionalInt.of(Integer.parseInt(v)))
+                    .orElse(OptionalInt.empty());
+        } catch (NumberFormatException e) {
+            return OptionalInt.empty(); // H2 itself refuses the URL, naming the setting
+        }
+    }
+
+    /** The value of a {@code ;KEY=value} setting of the URL (keys in any case), if it has it. */
+    private static Optional<String> setting(String url, String key) {
         String[] parts = url.split(";");
         for (int i = 1; i < parts.length; i++) {
             int eq = parts[i].indexOf('=');
-            if (eq > 0 && parts[i].substring(0, eq).strip().equalsIgnoreCase("WRITE_DELAY")) {
-                try {
-                    return OptionalInt.of(Integer.parseInt(parts[i].substring(eq + 1).strip()));
-                } catch (NumberFormatException e) {
-                    return OptionalInt.empty(); // H2 itself refuses the URL, naming the setting
-                }
+            if (eq > 0 && parts[i].substring(0, eq).strip().equalsIgnoreCase(key)) {
+                return Optional.of(parts[i].substring(eq + 1).strip());
             }
         }
-        return OptionalInt.empty();
+        return Optional.empty();
     }
 
     /** An H2 database kept in files by this process: not {@code mem:}, not on an H2 server. */

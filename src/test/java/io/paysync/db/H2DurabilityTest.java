@@ -35,15 +35,17 @@ class H2DurabilityTest {
         assertThat(H2Durability.durableUrl("jdbc:h2:file:./data/paysync;DB_CLOSE_ON_EXIT=FALSE"))
                 .isEqualTo("jdbc:h2:file:./data/paysync;DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0");
         assertThat(H2Durability.durableUrl("jdbc:h2:/var/lib/paysync/db"))
-                .isEqualTo("jdbc:h2:/var/lib/paysync/db;WRITE_DELAY=0");
-        assertThat(H2Durability.durableUrl("jdbc:h2:~/paysync;")).isEqualTo("jdbc:h2:~/paysync;WRITE_DELAY=0");
-        assertThat(H2Durability.durableUrl("JDBC:H2:./paysync")).isEqualTo("JDBC:H2:./paysync;WRITE_DELAY=0");
+                .isEqualTo("jdbc:h2:/var/lib/paysync/db;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE");
+        assertThat(H2Durability.durableUrl("jdbc:h2:~/paysync;"))
+                .isEqualTo("jdbc:h2:~/paysync;WRITE_DELAY=0;DB_CLOSE_ON_EXIT=FALSE");
+        assertThat(H2Durability.durableUrl("JDBC:H2:./paysync;db_close_on_exit=true"))
+                .isEqualTo("JDBC:H2:./paysync;db_close_on_exit=true;WRITE_DELAY=0");
     }
 
     @Test
     void should_keep_a_write_delay_the_user_asked_for_and_leave_memory_and_server_urls_alone() {
-        for (String url : new String[] { "jdbc:h2:file:./db;write_delay=500", "jdbc:h2:./db;WRITE_DELAY = 0",
-                "jdbc:h2:mem:x;DB_CLOSE_DELAY=-1", "jdbc:h2:tcp://db.example/paysync", "jdbc:h2:ssl://db/paysync" }) {
+        for (String url : new String[] { "jdbc:h2:file:./db;write_delay=500;DB_CLOSE_ON_EXIT=FALSE",
+                "jdbc:h2:./db;WRITE_DELAY = 0;DB_CLOSE_ON_EXIT=TRUE", "jdbc:h2:mem:x;DB_CLOSE_DELAY=-1", "jdbc:h2:tcp://db.example/paysync", "jdbc:h2:ssl://db/paysync" }) {
             assertThat(H2Durability.durableUrl(url)).as(url).isEqualTo(url);
         }
         assertThat(H2Durability.writeDelay("jdbc:h2:file:./db;write_delay=500")).hasValue(500);
