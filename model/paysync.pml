@@ -185,7 +185,7 @@ inline third_party_post(o, result) {
   }
 }
 
-/* ---------------- sync worker: paid-order-sync + third-party-create ---------------- */
+/* ---------------- sync worker: paid-order-sync + third-party-call ---------------- */
 /* crash: the process dies; every row it held stays Processing with its token until the lease runs out */
 #define CRASH    atomic { crashes > 0 -> crashes--; goto crash }
 /* stall (GC pause, suspended VM): from now on this holder's lease may run out before it acts again */
@@ -206,7 +206,7 @@ inline SEND_STEP() {
   atomic {
     if
     :: faults > 0 ->
-       /* circuit breaker open: CallNotPermittedException -> ThirdPartySync.breakerOpen */
+       /* circuit breaker open: CallNotPermittedException -> SyncOutcomes.breakerOpen */
        faults--;
        if
        :: fails > 0 -> goto retrylater  /* an earlier try of this attempt did call: the attempt counts */
@@ -222,7 +222,7 @@ inline RECORD_STEP() {
   atomic {
     if
     :: result == R_OK ->
-       /* ThirdPartySync.record: complete-sync.sql, fenced; 0 rows = lostLease, logged */
+       /* SyncOutcomes.record: complete-sync.sql, fenced; 0 rows = lostLease, logged */
        if
        :: COMPLETE_FENCE(o) ->
           assert(HOLDER(o));            /* fence */
@@ -233,7 +233,7 @@ inline RECORD_STEP() {
        FINISH
     :: result == R_REJECTED -> goto deadletter   /* non-retryable 4xx: dead letter at once */
     :: result == R_LOST || result == R_REFUSED ->
-       /* mayRetryInProcess: redeliver at once (through the breaker again), else ThirdPartySync.retryLater */
+       /* mayRetryInProcess: redeliver at once (through the breaker again), else SyncOutcomes.retryLater */
        fails++;
        if
        :: fails <= INPROC -> goto call
@@ -274,7 +274,7 @@ renew:
        :: FENCE(o) -> expired[o] = false; guard[o] = G_LIVE
        :: else -> FINISH                /* taken over before its turn: skipped */
        fi;
-       /* ThirdPartySync.prepare: a reclaim past max-attempts (holders kept dying) is dead-lettered unsent */
+       /* ThirdPartyCall.decide: a reclaim past max-attempts (holders kept dying) is dead-lettered unsent */
        if
        :: myatt[o] > MAXATT -> goto deadletter
        :: else -> skip
@@ -300,7 +300,7 @@ record:
   RECORD_STEP();                      /* after a stall */
 
 retrylater:
-  /* ThirdPartySync.retry: dead letter once attempts are used up, else reschedule-sync.sql (fenced) */
+  /* SyncOutcomes.retry: dead letter once attempts are used up, else reschedule-sync.sql (fenced) */
   atomic {
     if
     :: myatt[o] >= MAXATT -> goto deadletter
@@ -314,7 +314,7 @@ retrylater:
   }
 
 release:
-  /* ThirdPartySync.release: release-claim.sql, fenced; the attempt is refunded */
+  /* SyncOutcomes.release: release-claim.sql, fenced; the attempt is refunded */
   atomic {
     if
     :: FENCE(o) -> assert(HOLDER(o)); sync[o] = S_PENDING; att[o]--

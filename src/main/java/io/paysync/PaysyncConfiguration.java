@@ -27,7 +27,11 @@ import io.paysync.sync.SyncGate;
 import io.paysync.sync.SyncRepository;
 import io.paysync.sync.SyncSettings;
 import io.paysync.sync.ThirdPartySimulator;
-import io.paysync.sync.ThirdPartySync;
+import io.paysync.sync.ClaimedSendKeys;
+import io.paysync.sync.SyncOutcomes;
+import io.paysync.sync.SyncRouteSeam;
+import io.paysync.sync.ThirdPartyAuthentication;
+import io.paysync.sync.ThirdPartyCall;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
@@ -83,6 +87,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         context.addStartupListener(new StartupListener() {
             @Override
             public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
+                SyncRouteSeam.check(camel);
                 database.awaitOpen();
             }
 
@@ -99,10 +104,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
         context.getPropertiesComponent().addOverrideProperty("paysync.sync.parallel-send",
                 String.valueOf(syncSettings.concurrency() > 1));
 
-        // The idempotent consumer's memory of sends whose outcome was never recorded (see ThirdPartySync).
-        JdbcMessageIdRepository sendKeys = new JdbcMessageIdRepository(database.dataSource(),
+        // Camel's JDBC idempotent repository table, whose rows the claim writes (see ClaimedSendKeys).
+        JdbcMessageIdRepository sendKeyTable = new JdbcMessageIdRepository(database.dataSource(),
                 SyncRepository.SEND_KEY_PROCESSOR);
-        sendKeys.setCreateTableIfNotExists(false);
+        sendKeyTable.setCreateTableIfNotExists(false);
+        ClaimedSendKeys sendKeys = new ClaimedSendKeys(sendKeyTable);
 
         Registry registry = context.getRegistry();
         registry.bind("dataSource", database.dataSource());
@@ -117,7 +123,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
         registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database));
         registry.bind("operatorConsole", new OperatorConsole());
-        registry.bind("thirdPartySendKeys", sendKeys);
+        registry.bind(SyncRouteSeam.SEND_KEYS, sendKeys);
         registry.bind("syncRepository", sync);
 
         // The threads that send a claimed batch: at most paysync.sync.concurrency calls in flight per instance.
@@ -126,11 +132,15 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 "paysync-sync-send", syncSettings.concurrency()));
         SyncGate gate = new SyncGate(context);
         registry.bind("syncGate", gate);
-        SyncClaims claims = new SyncClaims(syncSettings, sync, gate);
+        SyncOutcomes outcomes = new SyncOutcomes(syncSettings, sync, sendKeys);
+        registry.bind("syncOutcomes", outcomes);
+        SyncClaims claims = new SyncClaims(syncSettings, sync, gate, outcomes);
         registry.bind("syncClaims", claims);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
-        ThirdPartySync thirdPartySync = new ThirdPartySync(syncSettings, sync, sendKeys);
-        registry.bind("thirdPartySync", thirdPartySync);
+        ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings);
+        registry.bind("thirdPartyCall", thirdPartyCall);
+        registry.bind("thirdPartyAnswers", thirdPartyCall.answers());
+        registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
                 syncSettings.workerId()));
@@ -142,11 +152,12 @@ public class PaysyncConfiguration implements CamelConfiguration {
         context.addStartupListener(new JsonErrorPages());
 
         // Business metrics beside Camel's at /observe/metrics; readiness checks of the database and the breaker.
-        BusinessMetrics metrics = Observability.metrics(context, settings, database, clock, SyncGate.BREAKER_ID,
+        BusinessMetrics metrics = Observability.metrics(context, settings, database, clock, SyncRouteSeam.BREAKER_ID,
                 gate::breakerState);
         claims.observe(metrics);
-        thirdPartySync.observe(metrics);
-        Observability.healthChecks(context, settings, database, SyncGate.BREAKER_ID, gate::breakerState);
+        thirdPartyCall.observe(metrics);
+        outcomes.observe(metrics);
+        Observability.healthChecks(context, settings, database, SyncRouteSeam.BREAKER_ID, gate::breakerState);
         LOG.info("Paysync configured: profile {}, database {}", profile, database.dialect().folder());
     }
 }

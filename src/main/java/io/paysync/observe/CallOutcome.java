@@ -4,7 +4,7 @@ import java.util.Locale;
 
 /**
  * What one try at the third party established, as {@code paysync_third_party_calls_total{outcome=...}} names it. The
- * rules are {@link io.paysync.sync.ThirdPartySync}'s: this only gives them names.
+ * rules are {@link io.paysync.sync.ThirdPartyCall}'s: this only gives them names.
  */
 public enum CallOutcome {
     /** A create answered 2xx with an id (a new record, or the one an earlier send with the same key made). */

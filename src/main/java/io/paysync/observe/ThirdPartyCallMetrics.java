@@ -2,17 +2,18 @@ package io.paysync.observe;
 
 import java.util.Locale;
 
-import io.paysync.sync.ThirdPartySync;
+import io.paysync.sync.SendAttempt;
+import io.paysync.sync.ThirdPartyCall;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.spi.CamelEvent.ExchangeSentEvent;
 import org.apache.camel.support.EventNotifierSupport;
 
 /**
- * Times every HTTP call of the {@code third-party-create} route, failures included, from Camel's own "exchange sent"
- * event: one event per try, in-process redeliveries too. A call that ends without an answer (refused, timed out, cut)
- * is counted here, as {@link CallOutcome#RETRYABLE} or {@link CallOutcome#IN_DOUBT} by
- * {@link ThirdPartySync#mayHaveReachedThirdParty}; an answered call is counted by {@link ThirdPartySync#checkResponse},
+ * Times every HTTP call to the third party (the request routes of routes/third-party.camel.yaml), failures included,
+ * from Camel's own "exchange sent" event: one event per try, in-process redeliveries too. A call that ends without an
+ * answer (refused, timed out, cut) is counted here, as {@link CallOutcome#RETRYABLE} or {@link CallOutcome#IN_DOUBT} by
+ * {@link ThirdPartyCall#mayHaveReachedThirdParty}; an answered call is counted by {@link ThirdPartyCall#classify},
  * which decides what the answer means.
  */
 public class ThirdPartyCallMetrics extends EventNotifierSupport {
@@ -45,18 +46,15 @@ public class ThirdPartyCallMetrics extends EventNotifierSupport {
         Exchange exchange = sent.getExchange();
         Throwable failure = exchange.getException();
         if (failure != null) {
-            metrics.called(ThirdPartySync.mayHaveReachedThirdParty(failure) ? CallOutcome.IN_DOUBT
+            metrics.called(ThirdPartyCall.mayHaveReachedThirdParty(failure) ? CallOutcome.IN_DOUBT
                     : CallOutcome.RETRYABLE);
         }
     }
 
-    /** The HTTP step of the route: an http(s) endpoint, on an exchange {@link ThirdPartySync#prepare} prepared. */
+    /** An http(s) endpoint, called for a {@link SendAttempt} ({@link ThirdPartyCall#decide} marked the exchange). */
     static boolean isThirdPartyCall(ExchangeSentEvent sent) {
         String uri = sent.getEndpoint() == null ? "" : sent.getEndpoint().getEndpointUri().toLowerCase(Locale.ROOT);
-        if (!uri.startsWith("http:") && !uri.startsWith("https:")) {
-            return false;
-        }
-        Object action = sent.getExchange().getMessage().getHeader(ThirdPartySync.ACTION);
-        return "create".equals(action) || "lookup".equals(action);
+        return (uri.startsWith("http:") || uri.startsWith("https:"))
+                && sent.getExchange().getProperty(SendAttempt.PROPERTY) != null;
     }
 }

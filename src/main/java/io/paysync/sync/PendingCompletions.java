@@ -16,9 +16,6 @@ import java.util.List;
  */
 public final class PendingCompletions {
 
-    /** The exchange property of the claim round that holds its pending completions. */
-    public static final String PROPERTY = "paysync.pendingCompletions";
-
     /** A call that returned the third party's id for the order, waiting to be stored. */
     public record Completion(ClaimedOrder order, String guid) {
     }

@@ -25,16 +25,20 @@ public class SyncClaims {
 
     static final String ROUNDS = "paysync.claimRounds";
     static final String LAST_CLAIM_SIZE = "paysync.lastClaimSize";
+    /** The current claim round's {@link PendingCompletions}. */
+    static final String ROUND = "paysync.claimRound";
 
     private final SyncSettings settings;
     private final SyncRepository repository;
     private final SyncGate gate;
+    private final SyncOutcomes outcomes;
     private volatile SyncObserver observer = SyncObserver.NONE;
 
-    public SyncClaims(SyncSettings settings, SyncRepository repository, SyncGate gate) {
+    public SyncClaims(SyncSettings settings, SyncRepository repository, SyncGate gate, SyncOutcomes outcomes) {
         this.settings = settings;
         this.repository = repository;
         this.gate = gate;
+        this.outcomes = outcomes;
     }
 
     /** Where the size of every claimed batch is told (the metrics). */
@@ -42,7 +46,11 @@ public class SyncClaims {
         this.observer = observer;
     }
 
-    /** Headers read by the claim statement: a fresh claim token, the clock, the lease and the batch size. */
+    /**
+     * Headers read by the claim statement: a fresh claim token, the clock, the lease and the batch size; and the round's
+     * {@link PendingCompletions}, whose waiting completions {@link SyncOutcomes#flush} writes when the tick ends,
+     * however it ends.
+     */
     public void prepare(Exchange exchange) {
         Message m = exchange.getMessage();
         var now = repository.now();
@@ -51,48 +59,20 @@ public class SyncClaims {
         m.setHeader("leaseUntil", Database.utc(now.plus(settings.lease())));
         m.setHeader("batchSize", settings.claimSize());
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
-        if (exchange.getProperty(PendingCompletions.PROPERTY) == null) {
-            // Whatever a failed round left waiting is still written when the tick ends, however it ends.
-            exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-                @Override
-                public void onDone(Exchange done) {
-                    try {
-                        flush(done);
-                    } catch (RuntimeException e) {
-                        LOG.warn("Completions of a failed round not written ({}); their orders are resent with the "
-                                + "same key once their lease expires", e.getClass().getName());
-                    }
+        PendingCompletions round = new PendingCompletions();
+        exchange.setProperty(ROUND, round);
+        // Whatever a failed round left waiting is still written when the tick ends.
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                try {
+                    outcomes.flush(round);
+                } catch (RuntimeException e) {
+                    LOG.warn("Completions of a failed round not written ({}); their orders are resent with the same "
+                            + "key once their lease expires", e.getClass().getName());
                 }
-            });
-        }
-        exchange.setProperty(PendingCompletions.PROPERTY, new PendingCompletions());
-    }
-
-    /**
-     * After each order of a round: writes the completions waiting in its {@link PendingCompletions} once the oldest
-     * has waited {@code paysync.sync.completion-flush-ms}, a batch's worth is waiting, or a waiting order's lease would
-     * not outlast the next call (a completion is never held past its lease, where another worker could resend).
-     */
-    public void flushIfDue(Exchange exchange) {
-        PendingCompletions pending = exchange.getProperty(PendingCompletions.PROPERTY, PendingCompletions.class);
-        if (pending != null) {
-            write(pending.takeIfDue(settings.completionFlushMs(), settings.batchSize(), repository.now(),
-                    settings.worstCaseCall()));
-        }
-    }
-
-    /** At the end of a round: writes every completion still waiting. */
-    public void flush(Exchange exchange) {
-        PendingCompletions pending = exchange.getProperty(PendingCompletions.PROPERTY, PendingCompletions.class);
-        if (pending != null) {
-            write(pending.takeAll());
-        }
-    }
-
-    private void write(List<PendingCompletions.Completion> completions) {
-        for (PendingCompletions.Completion lost : repository.completeAll(completions, settings.workerId())) {
-            ThirdPartySync.lostLease(lost.order(), "completion with id " + lost.guid());
-        }
+            }
+        });
     }
 
     /**
@@ -119,7 +99,8 @@ public class SyncClaims {
      * expired leases), so nothing needs writing; otherwise (an order that waited in its batch) the lease is renewed,
      * fenced by the claim token, and false (skip it) means another worker has taken the order over.
      */
-    public boolean stillOurs(ClaimedOrder order) {
+    public boolean stillOurs(SendAttempt attempt) {
+        ClaimedOrder order = attempt.order();
         var now = repository.now();
         if (order.leaseUntil() != null && now.plus(settings.worstCaseCall()).isBefore(order.leaseUntil())) {
             return true;
@@ -133,28 +114,21 @@ public class SyncClaims {
     }
 
     /**
-     * Turns the claimed rows into {@link ClaimedOrder}s with the lease this claim set, and records the claims in the
-     * history together with the orders' send keys (one transaction for the batch).
+     * Turns the claimed rows into {@link SendAttempt}s of this round, with the lease this claim set, and records the
+     * claims in the history together with the orders' send keys (one transaction for the batch).
      */
-    public List<ClaimedOrder> claimed(List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil,
+    public List<SendAttempt> claimed(List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil,
             Exchange exchange) {
         Instant lease = leaseUntil == null ? null : ClaimedOrder.instant(leaseUntil);
         List<ClaimedOrder> claimed = rows.stream().map(r -> ClaimedOrder.fromRow(r).withLeaseUntil(lease)).toList();
         exchange.setProperty(LAST_CLAIM_SIZE, claimed.size());
         observer.claimed(claimed.size());
         if (claimed.isEmpty()) {
-            return claimed;
+            return List.of();
         }
         LOG.debug("Claimed {} orders", claimed.size());
-        return repository.recordClaimsAndSendKeys(claimed, settings.workerId());
-    }
-
-    /**
-     * Before the order's call: tells the call whether the order's send key was found at claim time (Camel's
-     * duplicate-message flag, as an idempotent consumer would set it), so an earlier attempt's send is in doubt.
-     */
-    public void markSendKey(Exchange exchange) {
-        ClaimedOrder order = exchange.getMessage().getBody(ClaimedOrder.class);
-        exchange.setProperty(Exchange.DUPLICATE_MESSAGE, order != null && order.sendKeyFound());
+        PendingCompletions round = exchange.getProperty(ROUND, PendingCompletions.class);
+        return repository.recordClaimsAndSendKeys(claimed, settings.workerId()).stream()
+                .map(order -> new SendAttempt(order, round)).toList();
     }
 }

@@ -6,9 +6,6 @@ import org.apache.camel.component.resilience4j.ResilienceProcessor;
 /** Claiming pauses while the third party's circuit breaker is open: claimed orders could not be sent anyway. */
 public class SyncGate {
 
-    /** The id of the circuitBreaker step in routes/third-party-create.camel.yaml. */
-    public static final String BREAKER_ID = "third-party-breaker";
-
     private final CamelContext context;
 
     public SyncGate(CamelContext context) {
@@ -21,7 +18,7 @@ public class SyncGate {
 
     /** CLOSED, OPEN, HALF_OPEN, or UNKNOWN before the route is running. */
     public String breakerState() {
-        ResilienceProcessor breaker = context.getProcessor(BREAKER_ID, ResilienceProcessor.class);
+        ResilienceProcessor breaker = context.getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
         return breaker == null ? "UNKNOWN" : breaker.getCircuitBreakerState();
     }
 }

@@ -35,7 +35,8 @@ public abstract class AuditTrailMigrationSuite {
                         + "('OLD-2', 1.00, 'EUR', 'Paid', 'Completed', 'gw_old_2', 'guid-2', CURRENT_TIMESTAMP, 1, NULL)");
                 s.execute("INSERT INTO order_transitions (order_number, machine, from_status, to_status, cause, "
                         + "occurred_at) VALUES ('OLD-1', 'sync', 'Processing', 'Failed', 'claim t by w', "
-                        + "TIMESTAMP WITH TIME ZONE '2026-01-02 03:04:05+00:00')");
+                        + (dialect == Dialect.SQLSERVER ? "CAST('2026-01-02 03:04:05 +00:00' AS DATETIMEOFFSET))"
+                                : "TIMESTAMP WITH TIME ZONE '2026-01-02 03:04:05+00:00')"));
             }
 
             Database.migrate(ds, dialect);

@@ -384,7 +384,11 @@ public abstract class InterleavingSuite {
         int blocked = 0;
         long started = System.nanoTime();
         try (Interleavings.Tester tester = new Interleavings.Tester(sessionConnections(sizes.length), monitor,
-                dialect == Dialect.POSTGRESQL ? Interleavings.LockProbe.postgres() : Interleavings.LockProbe.h2(),
+                switch (dialect) {
+                    case POSTGRESQL -> Interleavings.LockProbe.postgres();
+                    case SQLSERVER -> Interleavings.LockProbe.sqlServer();
+                    case H2 -> Interleavings.LockProbe.h2();
+                },
                 Duration.ofSeconds(15))) {
             Scenario scenario = first;
             for (int[] schedule : schedules) {

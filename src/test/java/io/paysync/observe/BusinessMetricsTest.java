@@ -28,6 +28,7 @@ import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
 import io.paysync.sync.SyncGate;
+import io.paysync.sync.SyncRouteSeam;
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -184,7 +185,7 @@ class BusinessMetricsTest {
 
         Map<String, Double> breaker = new TreeMap<>();
         for (Sample sample : scrape.named("paysync_circuit_breaker_state")) {
-            assertThat(sample.labels()).containsEntry("breaker", SyncGate.BREAKER_ID);
+            assertThat(sample.labels()).containsEntry("breaker", SyncRouteSeam.BREAKER_ID);
             breaker.put(sample.labels().get("state"), sample.value());
         }
         assertThat(breaker).isEqualTo(new TreeMap<>(Map.of("closed", 1.0, "open", 0.0, "half_open", 0.0,
@@ -240,7 +241,7 @@ class BusinessMetricsTest {
         assertThat(check(liveFull, "third-party-breaker")).isNull();
         assertThat(check(liveFull, "database")).isNull();
 
-        ResilienceProcessor breaker = app.camelContext().getProcessor(SyncGate.BREAKER_ID, ResilienceProcessor.class);
+        ResilienceProcessor breaker = app.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
         breaker.transitionToOpenState();
         try {
             Response r = app.get("/observe/health/ready?exposureLevel=full&data=true");
@@ -261,7 +262,7 @@ class BusinessMetricsTest {
                 PaysyncInstance strict = PaysyncInstance.start(db,
                         worker(other, Map.of("paysync.health.breaker-down-when-open", "true")))) {
             assertThat(strict.get("/observe/health/ready").status()).isEqualTo(200);
-            strict.camelContext().getProcessor(SyncGate.BREAKER_ID, ResilienceProcessor.class).transitionToOpenState();
+            strict.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class).transitionToOpenState();
             Response ready = strict.get("/observe/health/ready?exposureLevel=full&data=true");
             assertThat(ready.status()).isEqualTo(503);
             assertThat(check(ready.json(), "third-party-breaker").path("status").asText()).isEqualTo("DOWN");

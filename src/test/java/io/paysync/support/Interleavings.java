@@ -186,6 +186,15 @@ public final class Interleavings {
                     "SELECT SESSION_STATE = 'BLOCKED' FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = ?");
         }
 
+        /**
+         * SQL Server: a request whose blocking_session_id is set waits on a lock (sys.dm_exec_requests; the test's
+         * login needs VIEW SERVER STATE, or VIEW DATABASE STATE on Azure SQL).
+         */
+        static LockProbe sqlServer() {
+            return probe("SELECT @@SPID", "SELECT CASE WHEN EXISTS (SELECT 1 FROM sys.dm_exec_requests WHERE session_id"
+                    + " = CAST(? AS INT) AND blocking_session_id <> 0) THEN 1 ELSE 0 END");
+        }
+
         private static LockProbe probe(String idQuery, String waitingQuery) {
             return new LockProbe() {
                 @Override

@@ -80,7 +80,11 @@ public abstract class TestDatabase implements AutoCloseable {
 
     /** The SQL Server given by PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD). */
     public static TestDatabase sqlServer() {
-        String url = System.getenv("PAYSYNC_TEST_SQLSERVER_URL");
+        return sqlServer(System.getenv("PAYSYNC_TEST_SQLSERVER_URL"));
+    }
+
+    /** Another database on the same SQL Server, with PAYSYNC_TEST_SQLSERVER_USER and _PASSWORD. */
+    public static TestDatabase sqlServer(String url) {
         return new Fixed(url, env("PAYSYNC_TEST_SQLSERVER_USER", "sa"), env("PAYSYNC_TEST_SQLSERVER_PASSWORD", ""));
     }
 

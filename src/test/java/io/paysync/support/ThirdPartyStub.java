@@ -74,9 +74,12 @@ public final class ThirdPartyStub implements AutoCloseable {
         }
     }
 
-    /** One request as received; {@code port} tells which listener (so which worker, in the chaos run) sent it. */
+    /**
+     * One request as received; {@code port} tells which listener (so which worker, in the chaos run) sent it.
+     * {@code target}: the path and query as sent; {@code headers}: every header, names in lower case.
+     */
     public record Request(String method, String orderNumber, String idempotencyKey, String body, long atNanos,
-            int port) {
+            int port, String target, Map<String, List<String>> headers) {
     }
 
     /** What the stub did with a request: the status it answered (0: none), the record's id and whether it is new. */
@@ -236,8 +239,11 @@ public final class ThirdPartyStub implements AutoCloseable {
                 Matcher m = ORDER_NUMBER.matcher(body);
                 orderNumber = m.find() ? m.group(1) : null;
             }
+            Map<String, List<String>> headers = new java.util.TreeMap<>();
+            ex.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(java.util.Locale.ROOT),
+                    List.copyOf(values)));
             Request request = new Request(method, orderNumber, key, body, System.nanoTime(),
-                    ex.getLocalAddress().getPort());
+                    ex.getLocalAddress().getPort(), ex.getRequestURI().toString(), headers);
             requests.add(request);
             observer.received(request);
             if ("GET".equals(method)) {

@@ -32,10 +32,26 @@ public final class WorkerProcess implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("-Dcamel.main.routesIncludePattern=file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
         cmd.add("-Dcamel.main.routesReloadEnabled=false");
+        cmd.add("-Dpaysync.third-party.templates=" + Path.of("routes", "third-party").toAbsolutePath());
         sysProps.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("io.paysync.Paysync");
         Path log = workDir.resolve("out.log");
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+                .redirectOutput(log.toFile());
+        pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
+        pb.environment().putAll(env);
+        return new WorkerProcess(pb.start(), log);
+    }
+
+    /**
+     * Paysync as an operator starts it: {@code java -jar} on the built jar, in an installation folder of its own (its
+     * ./application.properties and ./routes), with only these PAYSYNC_* and CAMEL_* variables.
+     */
+    public static WorkerProcess startJar(Path installDir, Path jar, Map<String, String> env) throws IOException {
+        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+                jar.toAbsolutePath().toString());
+        Path log = installDir.resolve("paysync.log");
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(installDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
         pb.environment().putAll(env);

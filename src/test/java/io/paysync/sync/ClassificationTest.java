@@ -7,6 +7,7 @@ import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 
+import com.jayway.jsonpath.JsonPath;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.HttpHostConnectException;
 import org.apache.hc.core5.http.NoHttpResponseException;
@@ -18,32 +19,36 @@ class ClassificationTest {
 
     @Test
     void should_treat_failures_before_the_request_was_sent_as_not_in_doubt() {
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new ConnectException("refused"))).isFalse();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new HttpHostConnectException("refused"))).isFalse();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new ConnectTimeoutException("connect timed out")))
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new ConnectException("refused"))).isFalse();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new HttpHostConnectException("refused"))).isFalse();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new ConnectTimeoutException("connect timed out")))
                 .isFalse();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 429", false, 0))).isFalse();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new SyncFailure("HTTP 429", false, 0))).isFalse();
     }
 
     @Test
     void should_treat_failures_after_the_request_was_sent_as_in_doubt() {
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SocketTimeoutException("Read timed out"))).isTrue();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new NoHttpResponseException("no response"))).isTrue();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new IOException("Connection reset"))).isTrue();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new SyncFailure("HTTP 500", true, 0))).isTrue();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(new IllegalStateException("unknown"))).isTrue();
-        assertThat(ThirdPartySync.mayHaveReachedThirdParty(
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new SocketTimeoutException("Read timed out"))).isTrue();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new NoHttpResponseException("no response"))).isTrue();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new IOException("Connection reset"))).isTrue();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new SyncFailure("HTTP 500", true, 0))).isTrue();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new IllegalStateException("unknown"))).isTrue();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(
                 new RuntimeException("wrapped", new SocketTimeoutException("Read timed out")))).isTrue();
     }
 
     @Test
-    void should_read_the_id_only_from_a_json_object_with_a_non_blank_string_id() {
-        assertThat(ThirdPartySync.guid("{\"id\":\"abc\"}".getBytes())).isEqualTo("abc");
-        for (String body : new String[] { "", "null", "[]", "{}", "{\"id\":\"\"}", "{\"id\":\" \"}", "{\"id\":7}",
-                "{\"id\":null}", "<html/>", "{\"id\":\"" + "x".repeat(129) + "\"}" }) {
-            assertThat(ThirdPartySync.guid(body.getBytes())).as(body).isNull();
+    void should_read_the_id_only_as_a_non_blank_string_at_its_path() {
+        JsonPath id = JsonPath.compile("$.id");
+        assertThat(ThirdPartyCall.recordId(ThirdPartyCall.parse("{\"id\":\"abc\"}".getBytes()), id)).isEqualTo("abc");
+        for (String body : new String[] { "null", "[]", "{}", "{\"id\":\"\"}", "{\"id\":\" \"}", "{\"id\":7}",
+                "{\"id\":null}", "{\"id\":{\"v\":\"x\"}}", "{\"id\":\"" + "x".repeat(129) + "\"}" }) {
+            assertThat(ThirdPartyCall.recordId(ThirdPartyCall.parse(body.getBytes()), id)).as(body).isNull();
         }
-        assertThat(ThirdPartySync.guid(null)).isNull();
+        JsonPath nested = JsonPath.compile("$.data.record.uuid");
+        assertThat(ThirdPartyCall.recordId(ThirdPartyCall.parse(
+                "{\"data\":{\"record\":{\"uuid\":\"u-1\"}}}".getBytes()), nested)).isEqualTo("u-1");
+        assertThat(ThirdPartyCall.recordId(ThirdPartyCall.parse("{\"data\":[]}".getBytes()), nested)).isNull();
     }
 
     @Test
@@ -69,12 +74,12 @@ class ClassificationTest {
 
     @Test
     void should_tell_a_body_that_is_not_json_from_json_without_an_id() {
-        assertThat(ThirdPartySync.isJson("{\"status\":\"ok\"}".getBytes())).isTrue();
-        assertThat(ThirdPartySync.isJson("[]".getBytes())).isTrue();
+        assertThat(ThirdPartyCall.parse("{\"status\":\"ok\"}".getBytes())).isNotNull();
+        assertThat(ThirdPartyCall.parse("[]".getBytes())).isNotNull();
         for (String body : new String[] { "", " ", "<html>created?</html>", "{\"id\":" }) {
-            assertThat(ThirdPartySync.isJson(body.getBytes())).as(body).isFalse();
+            assertThat(ThirdPartyCall.parse(body.getBytes())).as(body).isNull();
         }
-        assertThat(ThirdPartySync.isJson(null)).isFalse();
+        assertThat(ThirdPartyCall.parse(null)).isNull();
     }
 
     @RepeatedTest(20)

@@ -56,7 +56,6 @@ import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.model.SplitDefinition;
-import org.apache.camel.model.ToDefinition;
 
 /**
  * Reliability scenario 20: random action chains of callbacks (valid, duplicate, forged, mismatched, conflicting,
@@ -132,10 +131,12 @@ class SyncStateMachinePropertiesTest {
             a.replaceFromWith("direct:tick");
             a.weaveByType(SplitDefinition.class).before().process(pausePoint(PausePoint.AFTER_CLAIM));
         });
-        AdviceWith.adviceWith(camel, "third-party-create", a -> {
-            a.weaveByType(ToDefinition.class).before().process(pausePoint(PausePoint.BEFORE_CALL));
-            a.weaveByType(ToDefinition.class).after().process(pausePoint(PausePoint.AFTER_CALL));
-        });
+        for (String request : new String[] { "create", "lookup" }) {
+            AdviceWith.adviceWith(camel, "third-party-" + request + "-request", a -> {
+                a.weaveById(request + "-request-send").before().process(pausePoint(PausePoint.BEFORE_CALL));
+                a.weaveById(request + "-request-send").after().process(pausePoint(PausePoint.AFTER_CALL));
+            });
+        }
         AdviceWith.adviceWith(camel, "payment-expiry", a -> a.replaceFromWith("direct:expire"));
         camel.getRouteController().startRoute("paid-order-sync");
         camel.getRouteController().startRoute("payment-expiry");
@@ -726,13 +727,15 @@ class SyncStateMachinePropertiesTest {
     }
 
     private static String holding(Exchange exchange) {
-        ClaimedOrder order = exchange.getProperty(ThirdPartySync.ORDER, ClaimedOrder.class);
+        SendAttempt attempt = exchange.getProperty(SendAttempt.PROPERTY, SendAttempt.class);
+        ClaimedOrder order = attempt == null ? null : attempt.order();
         if (order != null) {
             return order.orderNumber() + " (claim " + order.claimToken().substring(0, 8) + ")";
         }
         List<?> batch = exchange.getMessage().getBody(List.class);
-        return batch == null ? "nothing" : batch.stream().map(o -> ((ClaimedOrder) o).orderNumber()).toList()
-                + (batch.isEmpty() ? "" : " (claim " + ((ClaimedOrder) batch.get(0)).claimToken().substring(0, 8) + ")");
+        return batch == null ? "nothing" : batch.stream().map(o -> ((SendAttempt) o).getOrderNumber()).toList()
+                + (batch.isEmpty() ? "" : " (claim " + ((SendAttempt) batch.get(0)).order().claimToken().substring(0, 8)
+                        + ")");
     }
 
     private static void wakeAll() {
@@ -747,7 +750,7 @@ class SyncStateMachinePropertiesTest {
     }
 
     private static ResilienceProcessor breaker() {
-        return app.camelContext().getProcessor(SyncGate.BREAKER_ID, ResilienceProcessor.class);
+        return app.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
     }
 
     // ----- Actions -----

@@ -171,6 +171,72 @@ public abstract class SyncSuite {
         assertThat(stub.requestsFor("PENDING-1")).isZero();
     }
 
+    // ----- The requests the third party receives -----
+
+    /** The HTTP client's own headers: the only ones besides those routes/third-party.camel.yaml sets. */
+    private static final List<String> CLIENT_HEADERS = List.of("accept-encoding", "connection", "host", "user-agent");
+
+    /**
+     * The create request as the README documents it (CONTRACT §4), captured at a real HTTP server: method, path,
+     * every header, the body field by field in its order. Nothing internal to Paysync reaches the third party.
+     */
+    @Test
+    void should_send_exactly_the_documented_create_request() throws Exception {
+        io.paysync.support.LogHygiene.SECRETS.add("third-party-token-0001");
+        PaysyncInstance app = worker(Map.of("paysync.third-party.auth", "bearer",
+                "paysync.third-party.auth.token", "third-party-token-0001"));
+        paidOrder(app, "REQ-1");
+        awaitSyncStatus(app, "REQ-1", "Completed");
+
+        assertThat(stub.requests()).hasSize(1);
+        ThirdPartyStub.Request r = stub.requests().get(0);
+        assertThat(r.method()).isEqualTo("POST");
+        assertThat(r.target()).isEqualTo("/records");
+        List<String> expected = new ArrayList<>(CLIENT_HEADERS);
+        expected.addAll(List.of("authorization", "content-length", "content-type", "idempotency-key"));
+        assertThat(r.headers().keySet()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(r.headers().get("content-type")).containsExactly("application/json");
+        assertThat(r.headers().get("idempotency-key")).containsExactly("REQ-1");
+        assertThat(r.headers().get("authorization")).containsExactly("Bearer third-party-token-0001");
+        JsonNode body = PaysyncInstance.JSON.readTree(r.body());
+        List<String> fields = new ArrayList<>();
+        body.fieldNames().forEachRemaining(fields::add);
+        assertThat(fields).containsExactly("orderNumber", "transactionId", "amount", "currency", "paid", "paidAt");
+        assertThat(body.get("orderNumber").asText()).isEqualTo("REQ-1");
+        assertThat(body.get("transactionId").asText()).isEqualTo("gw_REQ-1");
+        assertThat(body.get("amount").isTextual()).isTrue();
+        assertThat(body.get("amount").asText()).isEqualTo("10.00");
+        assertThat(body.get("currency").asText()).isEqualTo("EUR");
+        assertThat(body.get("paid").isBoolean() && body.get("paid").booleanValue()).isTrue();
+        assertThat(java.time.Instant.parse(body.get("paidAt").asText())).isEqualTo(java.time.Instant.parse(
+                app.get("/api/orders/REQ-1").json().get("paidAt").asText()));
+    }
+
+    /** The lookup of an in-doubt order, with an API-key header: GET, the order number URL-encoded, no body. */
+    @Test
+    void should_send_exactly_the_documented_lookup_request() throws Exception {
+        io.paysync.support.LogHygiene.SECRETS.add("third-party-key-0001");
+        stub.idempotent(false);
+        stub.script("REQ-L:2", Step.of(Fault.CREATE_THEN_DROP));
+        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
+                "paysync.third-party.lookup-enabled", "true", "paysync.third-party.lookup-settle-ms", "1000",
+                "paysync.third-party.auth", "api-key", "paysync.third-party.auth.api-key-header", "X-Api-Key",
+                "paysync.third-party.auth.api-key", "third-party-key-0001"));
+        paidOrder(app, "REQ-L:2");
+        awaitSyncStatus(app, "REQ-L:2", "Completed");
+
+        assertThat(stub.requests()).extracting(ThirdPartyStub.Request::method).containsExactly("POST", "GET");
+        ThirdPartyStub.Request lookup = stub.requests().get(1);
+        assertThat(lookup.target()).isEqualTo("/records?orderNumber=REQ-L%3A2");
+        List<String> expected = new ArrayList<>(CLIENT_HEADERS);
+        expected.add("x-api-key");
+        assertThat(lookup.headers().keySet()).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(lookup.headers().get("x-api-key")).containsExactly("third-party-key-0001");
+        assertThat(lookup.body()).isEmpty();
+        assertThat(stub.recordsFor("REQ-L:2")).isEqualTo(1);
+        assertThat(app.column("REQ-L:2", "third_party_guid")).isEqualTo(stub.idFor("REQ-L:2"));
+    }
+
     // ----- Many workers -----
 
     @Test
