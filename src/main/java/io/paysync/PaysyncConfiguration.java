@@ -2,6 +2,7 @@ package io.paysync;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Locale;
 
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.AdminAuthenticator;
@@ -11,8 +12,8 @@ import io.paysync.db.Database;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.BusinessMetrics;
-import io.paysync.observe.Observability;
 import io.paysync.observe.JolokiaAccess;
+import io.paysync.observe.Observability;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackLog;
@@ -20,25 +21,28 @@ import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.PaymentCallbackHandler;
 import io.paysync.payment.PaymentReconciliation;
+import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.PaymentExpiry;
 import io.paysync.sync.SyncClaims;
 import io.paysync.sync.SyncGate;
-import io.paysync.sync.SyncRepository;
-import io.paysync.sync.SyncSettings;
-import io.paysync.sync.ThirdPartySimulator;
-import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.SyncOutcomes;
+import io.paysync.sync.SyncRepository;
 import io.paysync.sync.SyncRouteSeam;
+import io.paysync.sync.SyncSettings;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
+import io.paysync.sync.ThirdPartySimulator;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
+import org.apache.camel.Exchange;
 import org.apache.camel.StartupListener;
+import org.apache.camel.component.http.HttpMethods;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
+import org.apache.camel.support.TypeConverterSupport;
 import org.apache.camel.support.service.ServiceSupport;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -98,6 +102,15 @@ public class PaysyncConfiguration implements CamelConfiguration {
         });
         OrderRepository orders = new OrderRepository(database, clock);
         SyncRepository sync = new SyncRepository(database, clock);
+        // The request routes set CamelHttpMethod as text (constant: POST); camel-http reads it as its enum, and Camel's
+        // generic enum conversion walks the converter registry on every call (a fifth of a sync worker's CPU).
+        context.getTypeConverterRegistry().addTypeConverter(HttpMethods.class, String.class,
+                new TypeConverterSupport() {
+                    @Override
+                    public <T> T convertTo(Class<T> type, Exchange exchange, Object value) {
+                        return type.cast(HttpMethods.valueOf(((String) value).strip().toUpperCase(Locale.ROOT)));
+                    }
+                });
         // The routes pick their SQL files by dialect: sql:classpath:sql/{{paysync.db.dialect}}/...
         context.getPropertiesComponent().addOverrideProperty("paysync.db.dialect", database.dialect().folder());
         // The claimed batch is split in parallel only when more than one call may be in flight.

@@ -59,6 +59,9 @@ public class SyncClaims {
         m.setHeader("leaseUntil", Database.utc(now.plus(settings.lease())));
         m.setHeader("batchSize", settings.claimSize());
         m.setHeader("includeFinalFailures", settings.includeFinalFailures() ? 1 : 0);
+        // camel-sql looks for each parameter in the body too, converting it to a Map: the last round's list of
+        // attempts missed the type converters' cache on every parameter of every claim.
+        m.setBody(null);
         PendingCompletions round = new PendingCompletions();
         exchange.setProperty(ROUND, round);
         // Whatever a failed round left waiting is still written when the tick ends.
