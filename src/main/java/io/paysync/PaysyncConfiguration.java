@@ -4,6 +4,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.AdminAuthenticator;
 import io.paysync.admin.OperatorConsole;
@@ -24,6 +25,8 @@ import io.paysync.payment.PaymentReconciliation;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.PaymentExpiry;
+import io.paysync.sync.SendAttempt;
+import io.paysync.sync.SendAttemptExpressions;
 import io.paysync.sync.SyncClaims;
 import io.paysync.sync.SyncGate;
 import io.paysync.sync.SyncOutcomes;
@@ -153,6 +156,17 @@ public class PaysyncConfiguration implements CamelConfiguration {
         ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings);
         registry.bind("thirdPartyCall", thirdPartyCall);
         registry.bind("thirdPartyAnswers", thirdPartyCall.answers());
+        registry.bind("sendKeyOfAttempt", SendAttemptExpressions.SEND_KEY);
+        registry.bind("callNeeded", SendAttemptExpressions.CALL_NEEDED);
+        registry.bind("lookUpFirst", SendAttemptExpressions.LOOK_UP_FIRST);
+        // The request routes' "convertBodyTo: JsonNode": the order as their jq templates see it.
+        context.getTypeConverterRegistry().addTypeConverter(JsonNode.class, SendAttempt.class,
+                new TypeConverterSupport() {
+                    @Override
+                    public <T> T convertTo(Class<T> type, Exchange exchange, Object value) {
+                        return type.cast(ThirdPartyCall.orderDocument((SendAttempt) value));
+                    }
+                });
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),

@@ -123,10 +123,11 @@ public class ThirdPartyCall {
     }
 
     /**
-     * The order as the request templates see it (routes/third-party/*.jq): orderNumber, transactionId, amount (a
-     * decimal string in the currency's minor units), currency, paid, paidAt (ISO-8601 UTC or null), paymentStatus.
+     * The order as the request templates see it (routes/third-party/*.jq), the request routes' conversion of their
+     * body to JSON: orderNumber, transactionId, amount (a decimal string in the currency's minor units), currency,
+     * paid, paidAt (ISO-8601 UTC or null), paymentStatus.
      */
-    public JsonNode orderDocument(SendAttempt attempt) {
+    public static JsonNode orderDocument(SendAttempt attempt) {
         ClaimedOrder o = attempt.order();
         ObjectNode d = Json.MAPPER.createObjectNode();
         d.put("orderNumber", o.orderNumber());
