@@ -85,13 +85,18 @@ cell() { # cell <peer> <delay> <workers> <repetition>
        -lt "$(( BACKLOG / 100 ))" ]; then
     echo "BACKLOG RAN OUT in $tag: raise B2_BACKLOG (now $BACKLOG)" >&2; mark=backlog-out
   fi
-  # withdraw the rest of the backlog: never sent (claims already held finish normally)
-  if [ "$peer" = paysync ]; then
-    q -c "UPDATE orders SET payment_status = 'Failed' WHERE order_number LIKE 'D-%' AND sync_status = 'Pending'"
-  else
-    q -c "DELETE FROM scheduled_tasks WHERE NOT picked" -c "UPDATE orders SET payment_status = 'Failed'
-          WHERE order_number LIKE 'D-%' AND sync_status = 'Pending' AND id::text NOT IN (SELECT task_instance FROM scheduled_tasks)"
-  fi
+  # withdraw the rest of the backlog: never sent (claims already held finish normally). The workers still write
+  # completions several rows at a time meanwhile, so this one big UPDATE can deadlock with one of them: try again.
+  for try in 1 2 3; do
+    if [ "$peer" = paysync ]; then
+      q -c "UPDATE orders SET payment_status = 'Failed' WHERE order_number LIKE 'D-%' AND sync_status = 'Pending'" && break
+    else
+      q -c "DELETE FROM scheduled_tasks WHERE NOT picked" -c "UPDATE orders SET payment_status = 'Failed'
+            WHERE order_number LIKE 'D-%' AND sync_status = 'Pending' AND id::text NOT IN (SELECT task_instance FROM scheduled_tasks)" && break
+    fi
+    [ "$try" = 3 ] && { echo "could not withdraw the backlog of $tag" >&2; exit 1; }
+    sleep 1
+  done
   sleep 3
   java -cp "$BENCH_TOOLS_CP" io.paysync.bench.Feeder "$JDBC_URL" "$peer" "$rate" "$feed" F- > "$OUT/$tag-feeder.txt" 2>&1
   drained F- "$(id_range F-)" 30 || true # what is not synced by then counts as such in the figures below
