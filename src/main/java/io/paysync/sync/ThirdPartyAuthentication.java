@@ -57,11 +57,6 @@ public final class ThirdPartyAuthentication {
         }
     }
 
-    /** The header's name, for the documentation of what the third party receives; null with {@code none}. */
-    public String headerName() {
-        return header;
-    }
-
     private static String required(Settings s, String key) {
         String v = s.get(key).map(String::strip).orElse("");
         if (v.isEmpty() || v.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
