@@ -1,13 +1,14 @@
 package io.paysync;
 
-import java.io.IOException;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.HttpURLConnection;
 import java.net.ServerSocket;
 import java.net.URL;
 import java.nio.charset.StandardCharsets;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -33,6 +34,9 @@ import org.apache.camel.main.Main;
  */
 final class CdsTraining {
 
+    private static final String SHOP_TOKEN = "cds-training-only-shop-token";
+    private static final String OPERATOR_TOKEN = "cds-training-only-operator-token";
+
     /** Classes a start on PostgreSQL loads and this run does not otherwise reach; one binary name per line. */
     static final String CLASS_LIST = "/cds/postgresql-start-classes.txt";
 
@@ -54,7 +58,8 @@ final class CdsTraining {
         props.put("paysync.db.password", "cds-training");
         props.put("paysync.db.pool-size", "2");
         props.put("paysync.gateway.webhook-secret", "whsec_Y2RzLXRyYWluaW5nLW9ubHktbm90LWEtc2VjcmV0IQ==");
-        props.put("paysync.admin.token", "cds-training-only-token");
+        props.put("paysync.admin.token", OPERATOR_TOKEN);
+        props.put("paysync.api.token", SHOP_TOKEN);
         props.put("paysync.third-party.url", "http://127.0.0.1:9/unused");
         props.forEach(main::addOverrideProperty);
         // Production runs on PostgreSQL: its driver is loaded here too, although this run cannot connect to one.
@@ -105,6 +110,13 @@ final class CdsTraining {
 
     private static void get(String url) throws IOException {
         HttpURLConnection connection = (HttpURLConnection) new URL(url).openConnection();
+        // Credentials as each audience presents them (management shares the API port here, so metrics need them).
+        if (url.contains("/api/orders")) {
+            connection.setRequestProperty("Authorization", "Bearer " + SHOP_TOKEN);
+        } else if (url.contains("/observe/metrics")) {
+            connection.setRequestProperty("Authorization", "Basic " + Base64.getEncoder()
+                    .encodeToString(("operator:" + OPERATOR_TOKEN).getBytes(StandardCharsets.UTF_8)));
+        }
         connection.setConnectTimeout(5_000);
         connection.setReadTimeout(30_000);
         int status = connection.getResponseCode();

@@ -9,7 +9,10 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 import io.paysync.payment.CallbackSigner;
+import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
+import org.apache.camel.main.MainListenerSupport;
+import org.apache.camel.spi.PropertiesComponent;
 
 /**
  * Starts the Paysync runtime on camel-main.
@@ -24,6 +27,10 @@ public final class Paysync {
 
     /** Profile used when none is configured: the self-contained developer setup. */
     public static final String DEFAULT_PROFILE = "dev";
+
+    static final String MANAGEMENT_PORT = "camel.management.port";
+    static final String TLS_KEYSTORE = "paysync.tls.keystore";
+    static final String TLS_KEYSTORE_PASSWORD = "paysync.tls.keystore-password";
 
     private Paysync() {
     }
@@ -64,7 +71,55 @@ public final class Paysync {
                 main.addOverrideProperty(key, env.trim());
             }
         }
+        main.addMainListener(new MainListenerSupport() {
+            @Override
+            public void beforeConfigure(BaseMainSupport configuring) {
+                PropertiesComponent properties = configuring.getCamelContext().getPropertiesComponent();
+                defaultManagementPort(properties, profile);
+                tls(properties);
+            }
+        });
         return main;
+    }
+
+    /**
+     * {@value #TLS_KEYSTORE} set: both HTTP servers (API and management) speak TLS only, with the key and certificate
+     * of that keystore, through Camel's global SSL context parameters ({@code camel.ssl.*}), which remain available
+     * for finer settings (protocols, cipher suites, client certificates).
+     */
+    static void tls(PropertiesComponent properties) {
+        String keystore = properties.resolveProperty(TLS_KEYSTORE).map(String::trim).orElse("");
+        if (keystore.isEmpty()) {
+            return;
+        }
+        properties.addOverrideProperty("camel.ssl.enabled", "true");
+        properties.addOverrideProperty("camel.ssl.keyStore", keystore.contains(":") ? keystore : "file:" + keystore);
+        properties.resolveProperty(TLS_KEYSTORE_PASSWORD)
+                .ifPresent(password -> properties.addOverrideProperty("camel.ssl.keystorePassword", password));
+        properties.addOverrideProperty("camel.server.useGlobalSslContextParameters", "true");
+        properties.addOverrideProperty("camel.management.useGlobalSslContextParameters", "true");
+    }
+
+    /**
+     * An unset {@code camel.management.port} follows the API port: the same port in {@code dev}, the next one in any
+     * other profile, so that management is not on the door the gateway knocks at, and setting only
+     * {@code camel.server.port} still moves everything. Runs before camel-main reads its management settings.
+     */
+    static void defaultManagementPort(PropertiesComponent properties, String profile) {
+        if (properties.resolveProperty(MANAGEMENT_PORT).filter(v -> !v.isBlank()).isPresent()) {
+            return;
+        }
+        String api = properties.resolveProperty("camel.server.port").map(String::trim).orElse("8080");
+        String management = api;
+        if (!DEFAULT_PROFILE.equals(profile)) {
+            try {
+                int port = Integer.parseInt(api);
+                management = String.valueOf(port == 0 ? 0 : port + 1);
+            } catch (NumberFormatException e) {
+                return; // camel-main refuses the bad port itself, naming the setting
+            }
+        }
+        properties.addOverrideProperty(MANAGEMENT_PORT, management);
     }
 
     /**

@@ -6,15 +6,16 @@ import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.admin.AdminApi;
-import io.paysync.admin.AdminAuthenticator;
 import io.paysync.admin.OperatorConsole;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
+import io.paysync.db.RetentionPurge;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.BusinessMetrics;
 import io.paysync.observe.JolokiaAccess;
 import io.paysync.observe.Observability;
+import io.paysync.observe.RefusedRequests;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackLog;
@@ -22,6 +23,9 @@ import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.PaymentCallbackHandler;
 import io.paysync.payment.PaymentReconciliation;
+import io.paysync.security.AccessGate;
+import io.paysync.security.Audiences;
+import io.paysync.security.Doors;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.PaymentExpiry;
@@ -79,7 +83,16 @@ public class PaysyncConfiguration implements CamelConfiguration {
         CallbackSignatureVerifier verifier = new CallbackSignatureVerifier(
                 settings.require(Settings.WEBHOOK_SECRET),
                 settings.getInt(Settings.TOLERANCE_SECONDS, 300, 0, 86_400), clock);
-        String adminToken = settings.require(Settings.ADMIN_TOKEN);
+        // Who may call what, read (and refused, naming every problem) before anything is opened.
+        Audiences audiences = Audiences.from(settings);
+        int apiPort = port(settings, "camel.server.port");
+        int managementPort = port(settings, "camel.management.port");
+        RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
+        boolean managementShared = apiPort == managementPort;
+        AccessGate apiGate = new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused);
+        // Sharing the API port, the management server may still have a router of its own: both get every door.
+        AccessGate managementGate = managementShared ? apiGate
+                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
         Database database = Database.open(settings);
@@ -94,6 +107,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         context.addStartupListener(new StartupListener() {
             @Override
             public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
+                Doors.install(camel, apiGate, managementGate);
                 SyncRouteSeam.check(camel);
                 database.awaitOpen();
             }
@@ -131,12 +145,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
         registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders,
-                new CallbackLog(database)));
+                new CallbackLog(database, refused)));
         // Reconciliation applies the gateway's answers through the callback handler itself: one copy of the rules.
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
                 registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
         registry.bind("gatewaySimulator", new GatewaySimulator());
-        registry.bind("adminAuthenticator", new AdminAuthenticator(adminToken));
         registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database));
         registry.bind("operatorConsole", new OperatorConsole());
         registry.bind(SyncRouteSeam.SEND_KEYS, sendKeys);
@@ -171,6 +184,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("paymentExpiry", new PaymentExpiry(sync,
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
                 syncSettings.workerId()));
+        registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
         // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.
@@ -185,6 +199,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
         thirdPartyCall.observe(metrics);
         outcomes.observe(metrics);
         Observability.healthChecks(context, settings, database, SyncRouteSeam.BREAKER_ID, gate::breakerState);
-        LOG.info("Paysync configured: profile {}, database {}", profile, database.dialect().folder());
+        LOG.info("Paysync configured: profile {}, database {}, API on port {}, management on port {}", profile,
+                database.dialect().folder(), apiPort, managementPort);
+    }
+
+    private static int port(Settings settings, String key) {
+        return settings.getInt(key, 8080, 0, 65_535);
     }
 }

@@ -63,6 +63,7 @@ public class OrderHistory {
                     c.put("outcome", rs.getString("outcome"));
                     c.put("contentType", rs.getString("content_type"));
                     c.put("bodySize", rs.getInt("body_size"));
+                    c.put("bodySha256", rs.getString("body_sha256") == null ? null : rs.getString("body_sha256").trim());
                     byte[] body = rs.getBytes("body");
                     String text = body == null ? null : utf8(body);
                     c.put("bodyEncoding", body == null ? null : text != null ? "utf-8" : "base64");

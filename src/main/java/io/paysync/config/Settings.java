@@ -21,10 +21,14 @@ public final class Settings {
     public static final String TOLERANCE_SECONDS = "paysync.gateway.tolerance-seconds";
     public static final String ADMIN_TOKEN = "paysync.admin.token";
     public static final String THIRD_PARTY_URL = "paysync.third-party.url";
+    public static final String API_TOKEN = "paysync.api.token";
 
     /** Settings that have no default outside the dev profile. */
     static final List<String> REQUIRED = List.of(DB_URL, DB_USERNAME, DB_PASSWORD, WEBHOOK_SECRET, ADMIN_TOKEN,
             THIRD_PARTY_URL);
+
+    /** Settings that are optional in the dev profile only: there, an unset shop token leaves the orders API open. */
+    static final List<String> REQUIRED_OUTSIDE_DEV = List.of(API_TOKEN);
 
     /**
      * Of those, the ones that may be set to an empty value on purpose: a database with trust or integrated
@@ -104,6 +108,13 @@ public final class Settings {
                     : get(key).isPresent();
             if (!present) {
                 problems.add(missing(key));
+            }
+        }
+        if (!isDev()) {
+            for (String key : REQUIRED_OUTSIDE_DEV) {
+                if (get(key).isEmpty()) {
+                    problems.add(missing(key) + "; outside the dev profile the orders API is never open");
+                }
             }
         }
         REQUIRED_WHILE.forEach((key, when) -> {

@@ -46,11 +46,7 @@ public final class Observability {
     public static BusinessMetrics metrics(CamelContext context, Settings settings, Database database, Clock clock,
             String breakerId, Supplier<String> breakerState) {
         Duration refresh = refresh(settings);
-        MeterRegistry registry = context.getRegistry().lookupByNameAndType(METER_REGISTRY, MeterRegistry.class);
-        if (registry == null) {
-            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            context.getRegistry().bind(METER_REGISTRY, registry);
-        }
+        MeterRegistry registry = meterRegistry(context);
         BusinessMetrics metrics = new BusinessMetrics(database, clock, refresh, breakerId, breakerState)
                 .bindTo(registry);
         context.getRegistry().bind("businessMetrics", metrics);
@@ -61,6 +57,16 @@ public final class Observability {
             throw new IllegalStateException("Cannot register the exchange event trim", e);
         }
         return metrics;
+    }
+
+    /** The Prometheus registry Camel serves at {@code /observe/metrics}, created under Camel's name if need be. */
+    public static MeterRegistry meterRegistry(CamelContext context) {
+        MeterRegistry registry = context.getRegistry().lookupByNameAndType(METER_REGISTRY, MeterRegistry.class);
+        if (registry == null) {
+            registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+            context.getRegistry().bind(METER_REGISTRY, registry);
+        }
+        return registry;
     }
 
     /** Readiness: the database, and the third party's circuit breaker (DOWN when open only if so configured). */

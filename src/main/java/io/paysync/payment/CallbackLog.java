@@ -1,14 +1,18 @@
 package io.paysync.payment;
 
 import java.io.IOException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.sql.Types;
 import java.time.Instant;
+import java.util.HexFormat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
+import io.paysync.observe.RefusedRequests;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.SqlParameterValue;
@@ -21,9 +25,11 @@ import org.springframework.jdbc.core.SqlParameterValue;
  * <p>
  * Stored: when, the {@code webhook-id} header, the order number the body names (read leniently, so a refused body
  * still says which order it was about), the {@code Content-Type}, the signature result, the status and outcome (or
- * error code) answered, and the body as received. Never stored: the {@code webhook-signature} and
- * {@code webhook-timestamp} headers, secrets, anything else of the request. A body over the endpoint's 64 KiB limit
- * is not stored, only its size.
+ * error code) answered, the body's size and SHA-256, and, for a callback whose signature verified, the body itself.
+ * A body whose signature did not verify is anyone's and is never stored: a flood of forged callbacks leaves a small
+ * row each, which the retention purge deletes after {@code paysync.retention.refused-callback-days}. Never stored:
+ * the {@code webhook-signature} and {@code webhook-timestamp} headers, secrets, anything else of the request. A body
+ * over the endpoint's 64 KiB limit is not stored, only its size and hash.
  */
 public class CallbackLog {
 
@@ -36,6 +42,7 @@ public class CallbackLog {
         private final String contentType;
         private byte[] body;
         private int bodySize;
+        private String bodySha256;
         private String orderNumber;
         private String signature = CallbackSignatureVerifier.NOT_CHECKED;
         private int httpStatus;
@@ -47,10 +54,11 @@ public class CallbackLog {
             this.contentType = TransitionLog.truncate(printable(contentType), 128);
         }
 
-        /** The body as received; kept only within the endpoint's limit. */
+        /** The body as received: its size and hash always, the bytes only within the endpoint's limit. */
         public Entry body(byte[] received) {
             byte[] bytes = received == null ? new byte[0] : received;
             this.bodySize = bytes.length;
+            this.bodySha256 = sha256(bytes);
             this.body = bytes.length > RequestChecks.MAX_BODY_BYTES ? null : bytes;
             return this;
         }
@@ -74,9 +82,12 @@ public class CallbackLog {
     }
 
     private final Database db;
+    private final RefusedRequests refused;
 
-    public CallbackLog(Database db) {
+    /** @param refused counts the callbacks answered with an error, by error code; null counts nothing */
+    public CallbackLog(Database db, RefusedRequests refused) {
         this.db = db;
+        this.refused = refused;
     }
 
     /**
@@ -108,6 +119,11 @@ public class CallbackLog {
     }
 
     private void write(Entry e) {
+        if (refused != null && e.httpStatus >= 400 && e.httpStatus < 500) {
+            refused.refused("callback", e.outcome == null ? "unknown" : e.outcome);
+        }
+        // Only an authentic body is kept; the order number is read from any body before it is dropped.
+        byte[] kept = CallbackSignatureVerifier.VALID.equals(e.signature) ? e.body : null;
         db.hot("insert-callback").update(
                 "receivedAt", Database.utc(e.receivedAt),
                 "webhookId", e.webhookId,
@@ -117,7 +133,16 @@ public class CallbackLog {
                 "httpStatus", e.httpStatus,
                 "outcome", e.outcome == null ? "unknown" : e.outcome,
                 "bodySize", e.bodySize,
-                "body", new SqlParameterValue(Types.VARBINARY, e.body));
+                "bodySha256", e.bodySha256,
+                "body", new SqlParameterValue(Types.VARBINARY, kept));
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("Every Java runtime has SHA-256", e);
+        }
     }
 
     /** Control characters (a NUL among them, which PostgreSQL text refuses) as '?'. */

@@ -190,7 +190,8 @@ class ChaosRunTest {
         for (int attempt = 0; attempt < 60; attempt++) {
             int w = workers.pickReady();
             try {
-                HttpResponse<String> r = post(w, "/api/orders", body);
+                HttpResponse<String> r = post(w, "/api/orders", body, "Authorization",
+                        "Bearer " + PaysyncInstance.API_TOKEN);
                 if (r.statusCode() == 201 || r.statusCode() == 409) { // 409: an earlier try got in, its answer lost
                     return;
                 }

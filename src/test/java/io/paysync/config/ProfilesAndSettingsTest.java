@@ -35,7 +35,8 @@ class ProfilesAndSettingsTest {
 
         assertThat(r.exitCode).isNotZero();
         for (String key : List.of("paysync.db.url", "paysync.db.username", "paysync.db.password",
-                "paysync.gateway.webhook-secret", "paysync.admin.token", "paysync.third-party.url")) {
+                "paysync.gateway.webhook-secret", "paysync.admin.token", "paysync.third-party.url",
+                "paysync.api.token")) {
             assertThat(r.output).contains(key + " is not set");
         }
         assertThat(r.output).contains("PAYSYNC_GATEWAY_WEBHOOK_SECRET");
@@ -93,7 +94,7 @@ class ProfilesAndSettingsTest {
         return Map.of("CAMEL_MAIN_PROFILE", "prod", "CAMEL_SERVER_PORT", String.valueOf(httpPort),
                 "PAYSYNC_DB_URL", url, "PAYSYNC_DB_USERNAME", "sa", "PAYSYNC_DB_PASSWORD", "db-password-0001",
                 "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
+                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN, "PAYSYNC_API_TOKEN", PaysyncInstance.API_TOKEN,
                 "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/records");
     }
 
@@ -159,6 +160,6 @@ class ProfilesAndSettingsTest {
             String[] kv = arg.substring(2).split("=", 2);
             sysProps.put(kv[0], kv[1]);
         }
-        return WorkerProcess.start(workDir, env, sysProps);
+        return WorkerProcess.startAsConfigured(workDir, env, sysProps);
     }
 }

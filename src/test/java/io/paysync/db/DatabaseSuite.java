@@ -3,9 +3,11 @@ package io.paysync.db;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -262,7 +264,8 @@ public abstract class DatabaseSuite {
         }
         assertThat(app.snapshot()).isEqualTo(before);
 
-        // Refused, yet each is in the callbacks audit log with why, its answer and its body, and no signature value.
+        // Refused, yet each is in the callbacks audit log with why and its answer; of the body, which anyone could
+        // have sent, only its size and hash; no signature value.
         List<Map<String, Object>> logged = app.callbacks();
         assertThat(logged).extracting(c -> c.get("signature")).containsExactly("missing", "invalid", "expired",
                 "expired", "missing", "invalid", "invalid", "invalid");
@@ -270,7 +273,8 @@ public abstract class DatabaseSuite {
             assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(401);
             assertThat(c.get("outcome")).isEqualTo("invalid-signature");
             assertThat(c.get("order_number")).isEqualTo("A-1");
-            assertThat((byte[]) c.get("body")).isEqualTo(body);
+            assertThat(c.get("body")).as("a forged body is not kept").isNull();
+            assertThat(c.get("body_sha256").toString().trim()).isEqualTo(sha256(body));
             assertThat(((Number) c.get("body_size")).intValue()).isEqualTo(body.length);
         });
         assertThat(logged.get(0).get("webhook_id")).as("no header, no id").isNull();
@@ -355,8 +359,9 @@ public abstract class DatabaseSuite {
         assertThat(logged.get("signature")).as("refused before the signature check").isEqualTo("not-checked");
         assertThat(((Number) logged.get("http_status")).intValue()).isEqualTo(413);
         assertThat(logged.get("outcome")).isEqualTo("payload-too-large");
-        assertThat(logged.get("body")).as("over the limit: only its size is kept").isNull();
+        assertThat(logged.get("body")).as("over the limit: only its size and hash are kept").isNull();
         assertThat(((Number) logged.get("body_size")).intValue()).isEqualTo(body.length);
+        assertThat(logged.get("body_sha256").toString().trim()).isEqualTo(sha256(body));
 
         byte[] exactly = new byte[64 * 1024];
         java.util.Arrays.fill(exactly, (byte) ' ');
@@ -574,9 +579,14 @@ public abstract class DatabaseSuite {
         assertThat(wrong).as("cases answered other than 400/404 with an error body").isEmpty();
         assertThat(app.snapshot()).isEqualTo(before);
         List<Map<String, Object>> logged = app.callbacks();
-        assertThat(logged).as("every hostile body is in the audit log, stored as received").hasSize(cases.size());
+        assertThat(logged).as("every hostile body is in the audit log: as received once its signature verified, "
+                + "else as its hash").hasSize(cases.size());
         for (int i = 0; i < cases.size(); i++) {
-            assertThat((byte[]) logged.get(i).get("body")).as(cases.get(i).name()).isEqualTo(bytes(cases.get(i).body()));
+            byte[] sent = bytes(cases.get(i).body());
+            Map<String, Object> c = logged.get(i);
+            assertThat(c.get("body_sha256").toString().trim()).as(cases.get(i).name()).isEqualTo(sha256(sent));
+            assertThat((byte[]) c.get("body")).as(cases.get(i).name())
+                    .isEqualTo("valid".equals(c.get("signature")) ? sent : null);
         }
     }
 
@@ -892,6 +902,44 @@ public abstract class DatabaseSuite {
                 .asText()).containsExactly("http-400");
     }
 
+    /**
+     * 300 forged callbacks of 60 KB each, as one serial client sends them: each leaves a row of metadata (size, hash,
+     * answer), never its body, so the table and its indexes grow by a small fraction of what was sent.
+     */
+    @Test
+    void should_keep_the_database_flat_under_a_flood_of_unsigned_callbacks() throws Exception {
+        app.createOrder("FLOOD-1", "1.00", "EUR");
+        byte[] body = (PaysyncInstance.callbackBody("FLOOD-1", "gw_flood", "1.00", "EUR", "succeeded")
+                .replace("}", ",\"pad\":\"" + "x".repeat(60 * 1024 - 200) + "\"}")).getBytes(StandardCharsets.UTF_8);
+        var before = app.snapshot();
+        long sizeBefore = callbacksTableBytes();
+        int flood = 300;
+        for (int i = 0; i < flood; i++) {
+            Response r = app.post("/api/payments/callback", "application/json", body, "webhook-id", "msg_flood_" + i,
+                    "webhook-timestamp", String.valueOf(Instant.now().getEpochSecond()), "webhook-signature", "v1,AAAA");
+            assertThat(r.status()).isEqualTo(401);
+        }
+        long grown = callbacksTableBytes() - sizeBefore;
+        long sent = (long) flood * body.length;
+        assertThat(grown).as("callbacks table and indexes grew by %d bytes after %d bytes of forged callbacks", grown,
+                sent).isLessThan(sent / 50);
+        assertThat(app.count("SELECT COUNT(*) FROM callbacks WHERE body IS NOT NULL")).isZero();
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    /** The bytes the callbacks table and its indexes take, as the database itself reports them. */
+    private long callbacksTableBytes() throws Exception {
+        String url = app.database().url();
+        if (url.startsWith("jdbc:postgresql:")) {
+            return app.count("SELECT pg_total_relation_size('callbacks')");
+        }
+        if (url.startsWith("jdbc:sqlserver:")) {
+            return app.count("SELECT SUM(reserved_page_count) * 8192 FROM sys.dm_db_partition_stats "
+                    + "WHERE object_id = OBJECT_ID('callbacks')");
+        }
+        return app.count("SELECT DISK_SPACE_USED('CALLBACKS')");
+    }
+
     @Test
     void should_keep_the_callbacks_log_append_only_where_the_schema_can_enforce_it() throws Exception {
         app.callback("NOPE-9", "gw_9", "1.00", "EUR", "succeeded");
@@ -959,4 +1007,9 @@ public abstract class DatabaseSuite {
         node.fieldNames().forEachRemaining(names::add);
         return names;
     }
+
+    private static String sha256(byte[] bytes) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+    }
+
 }

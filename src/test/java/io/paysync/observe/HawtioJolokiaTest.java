@@ -156,7 +156,8 @@ class HawtioJolokiaTest {
             // The token as a -D setting, where the JVM's Runtime MBean would show it: the policy must keep it hidden.
             process = WorkerProcess.start(workDir, env, Map.of("paysync.admin.token", PaysyncInstance.ADMIN_TOKEN));
             base = "http://127.0.0.1:" + port;
-            jolokia = new Jolokia(base + "/observe/jolokia");
+            // In prod, Jolokia answers operators only: Basic, as Hawtio's connect dialog sends it.
+            jolokia = new Jolokia(base + "/observe/jolokia", PaysyncInstance.operatorBasic());
             Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
                     .ignoreExceptions().until(() -> {
                         if (!process.process().isAlive()) {
@@ -267,14 +268,18 @@ class HawtioJolokiaTest {
         }
 
         @Test
-        void should_refuse_get_requests() throws Exception {
-            HttpResponse<String> r = get("/observe/jolokia/read/java.lang:type=Memory/HeapMemoryUsage");
+        void should_refuse_get_requests_even_to_an_operator() throws Exception {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base
+                    + "/observe/jolokia/read/java.lang:type=Memory/HeapMemoryUsage"))
+                    .header("Authorization", PaysyncInstance.operatorBasic()).timeout(Duration.ofSeconds(10)).build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(r.body()).doesNotContain("\"used\"");
             assertThat(PaysyncInstance.JSON.readTree(r.body()).path("status").asInt()).isEqualTo(403);
         }
 
         private HttpResponse<String> createOrder(String orderNumber) throws IOException, InterruptedException {
             return http.send(HttpRequest.newBuilder(URI.create(base + "/api/orders"))
+                    .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
                     .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                     .POST(HttpRequest.BodyPublishers.ofString("{\"orderNumber\":\"" + orderNumber
                             + "\",\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
@@ -290,14 +295,25 @@ class HawtioJolokiaTest {
     /** A minimal Jolokia client: JSON requests POSTed as Hawtio posts them. */
     static final class Jolokia {
         private final String url;
+        private final String authorization;
         private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
         Jolokia(String url) {
+            this(url, null);
+        }
+
+        /** @param authorization the Authorization header sent with every request; null sends none */
+        Jolokia(String url, String authorization) {
             this.url = url;
+            this.authorization = authorization;
         }
 
         JsonNode request(Object request) throws IOException, InterruptedException {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url))
+            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url));
+            if (authorization != null) {
+                b.header("Authorization", authorization);
+            }
+            HttpResponse<String> r = http.send(b
                     .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
                     .POST(HttpRequest.BodyPublishers.ofString(PaysyncInstance.JSON.writeValueAsString(request)))
                     .build(), HttpResponse.BodyHandlers.ofString());

@@ -34,8 +34,13 @@ public final class ApiClient {
         return this;
     }
 
+    /** A GET; to the orders API as the shop's backend calls it, with {@link PaysyncInstance#API_TOKEN}. */
     public Response get(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).GET();
+        if (path.startsWith("/api/orders")) {
+            b.header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN);
+        }
+        return send(b);
     }
 
     public Response createOrder(String orderNumber, String amount, String currency)
@@ -43,6 +48,7 @@ public final class ApiClient {
         String json = "{\"orderNumber\":\"" + orderNumber + "\",\"amount\":\"" + amount + "\",\"currency\":\""
                 + currency + "\"}";
         return send(HttpRequest.newBuilder(URI.create(base + "/api/orders")).header("Content-Type", "application/json")
+                .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 

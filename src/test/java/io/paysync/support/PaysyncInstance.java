@@ -35,6 +35,8 @@ public final class PaysyncInstance implements AutoCloseable {
     public static final String OLD_SECRET = secret("paysync-test-secret-previous-001");
     public static final String UNKNOWN_SECRET = secret("paysync-test-secret-never-known1");
     public static final String ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
+    /** The shop's backend's token, where a test sets one ({@code prod} runs always do). */
+    public static final String API_TOKEN = "test-shop-token-0123456789abcdef";
     public static final ObjectMapper JSON = new ObjectMapper();
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -48,6 +50,12 @@ public final class PaysyncInstance implements AutoCloseable {
         this.main = main;
         this.database = database;
         this.base = "http://127.0.0.1:" + port;
+    }
+
+    /** An operator's credentials as a browser or Hawtio presents them: Basic, user "operator", the admin token. */
+    public static String operatorBasic() {
+        return "Basic " + Base64.getEncoder().encodeToString(("operator:" + ADMIN_TOKEN)
+                .getBytes(StandardCharsets.UTF_8));
     }
 
     public static PaysyncInstance start(TestDatabase database) throws Exception {

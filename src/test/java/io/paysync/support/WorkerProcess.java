@@ -21,10 +21,31 @@ public final class WorkerProcess implements AutoCloseable {
 
     /**
      * @param workDir its working directory (its ./application.properties, ./data)
-     * @param env     environment variables; all others named PAYSYNC_* or CAMEL_* are removed
+     * @param env     environment variables; all others named PAYSYNC_* or CAMEL_* are removed. A {@code prod} run
+     *                that names no shop token gets {@link PaysyncInstance#API_TOKEN}, and one that names no
+     *                management port serves management on its API port, as the tests of everything but the doors
+     *                expect (the doors' own test starts with {@link #startAsConfigured})
      * @param sysProps -D settings
      */
     public static WorkerProcess start(Path workDir, Map<String, String> env, Map<String, String> sysProps)
+            throws IOException {
+        return startAsConfigured(workDir, withTestDefaults(env), sysProps);
+    }
+
+    static Map<String, String> withTestDefaults(Map<String, String> env) {
+        if (!"prod".equals(env.get("CAMEL_MAIN_PROFILE"))) {
+            return env;
+        }
+        Map<String, String> withDefaults = new java.util.LinkedHashMap<>(env);
+        withDefaults.putIfAbsent("PAYSYNC_API_TOKEN", PaysyncInstance.API_TOKEN);
+        if (env.containsKey("CAMEL_SERVER_PORT")) {
+            withDefaults.putIfAbsent("CAMEL_MANAGEMENT_PORT", env.get("CAMEL_SERVER_PORT"));
+        }
+        return withDefaults;
+    }
+
+    /** As {@link #start}, with exactly the environment given. */
+    public static WorkerProcess startAsConfigured(Path workDir, Map<String, String> env, Map<String, String> sysProps)
             throws IOException {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -54,7 +75,7 @@ public final class WorkerProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(installDir.toFile()).redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
-        pb.environment().putAll(env);
+        pb.environment().putAll(withTestDefaults(env));
         return new WorkerProcess(pb.start(), log);
     }
 

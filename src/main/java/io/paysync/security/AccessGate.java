@@ -1,0 +1,91 @@
+package io.paysync.security;
+
+import java.util.List;
+
+import io.paysync.observe.RefusedRequests;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.AuthenticationHandler;
+
+/**
+ * The first handler of an HTTP server's router (installed through Camel's authentication hook, {@link Doors}): a request to a guarded door without its audience's credentials is
+ * answered {@code 401} before any route, body handler or Camel exchange sees it, so an anonymous caller can neither
+ * read, nor change, nor make the runtime buffer a body behind a guarded path. Accepted credentials are removed from
+ * the request: no later step, log or trace can see them.
+ *
+ * <p>
+ * Doors are path prefixes ({@code /api/orders} guards {@code /api/orders} and {@code /api/orders/...}, never
+ * {@code /api/ordersX}), matched on the path as the router routes it (normalized, so {@code /x/../api/admin} is
+ * {@code /api/admin}).
+ */
+public final class AccessGate implements AuthenticationHandler {
+
+    /** Who may pass one door. */
+    public enum Audience {
+        /** The shop's backend: {@code paysync.api.token}, as a bearer token. */
+        SHOP("Bearer realm=\"paysync-api\""),
+        /** Operators through an API client: their token as a bearer token (or Basic). */
+        OPERATOR_API("Bearer realm=\"paysync-admin\""),
+        /** Operators through a browser or Hawtio: Basic, so the browser's prompt and Hawtio's dialog work. */
+        OPERATOR_BROWSER("Basic realm=\"Paysync operators\", charset=\"UTF-8\"");
+
+        private final String challenge;
+
+        Audience(String challenge) {
+            this.challenge = challenge;
+        }
+    }
+
+    /** One guarded path prefix, the audience that may pass it, and its name in the refused-requests metric. */
+    public record Door(String prefix, Audience audience, String name) {
+        boolean guards(String path) {
+            return path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
+        }
+    }
+
+    private static final String UNAUTHORIZED_BODY = "{\"error\":\"unauthorized\",\"message\":"
+            + "\"Credentials for this endpoint are required\"}";
+
+    private final Audiences audiences;
+    private final List<Door> doors;
+    private final RefusedRequests refused;
+
+    public AccessGate(Audiences audiences, List<Door> doors, RefusedRequests refused) {
+        this.audiences = audiences;
+        this.doors = List.copyOf(doors);
+        this.refused = refused;
+    }
+
+    public List<Door> doors() {
+        return doors;
+    }
+
+    @Override
+    public void handle(RoutingContext ctx) {
+        String path = ctx.normalizedPath();
+        for (Door door : doors) {
+            if (door.guards(path)) {
+                String authorization = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
+                if (!passes(door.audience(), authorization)) {
+                    refused.refused(door.name(), "unauthorized");
+                    ctx.response().setStatusCode(401)
+                            .putHeader("WWW-Authenticate", door.audience().challenge)
+                            .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                            .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
+                            .end(UNAUTHORIZED_BODY);
+                    return;
+                }
+                ctx.request().headers().remove(HttpHeaders.AUTHORIZATION);
+                break;
+            }
+        }
+        ctx.next();
+    }
+
+    private boolean passes(Audience audience, String authorization) {
+        return switch (audience) {
+            case SHOP -> audiences.ordersOpen() || audiences.isShop(authorization);
+            case OPERATOR_API, OPERATOR_BROWSER -> audiences.isOperator(authorization);
+        };
+    }
+}

@@ -1,0 +1,5 @@
+-- Retention: the oldest anomalies recorded before the cutoff, a batch at a time.
+SELECT id FROM anomalies
+WHERE occurred_at < :cutoff
+ORDER BY occurred_at, id
+LIMIT :batch
