@@ -29,8 +29,10 @@ ENV JDK_JAVA_OPTIONS=-XX:SharedArchiveFile=/app/paysync.jsa
 RUN mkdir -p /app/data && chown -R paysync /app/data
 USER paysync
 ENV CAMEL_MAIN_PROFILE=prod
-EXPOSE 8080
+# The API (gateway callbacks, the shop's backend, operators' API) and, in prod, management on the next port (health,
+# metrics, Jolokia): publish 8080 to those who call the API, 8081 only to the operators' network and load balancers.
+EXPOSE 8080 8081
 # Liveness, not readiness: a container is restarted when it is broken, not while the third party is down.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
-  CMD ["java", "-cp", "/app/paysync.jar", "io.paysync.HealthProbe", "http://127.0.0.1:8080/observe/health/live"]
+  CMD ["java", "-cp", "/app/paysync.jar", "io.paysync.HealthProbe", "http://127.0.0.1:8081/observe/health/live"]
 ENTRYPOINT ["java", "-jar", "/app/paysync.jar"]

@@ -145,7 +145,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
         registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders,
-                new CallbackLog(database, refused)));
+                new CallbackLog(database, refused, clock,
+                        settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
         // Reconciliation applies the gateway's answers through the callback handler itself: one copy of the rules.
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
                 registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));

@@ -153,12 +153,15 @@ class DockerfileTest {
                 HealthProbe.class.getName());
         URI url = URI.create(probe.get(4));
         assertThat(url.getHost()).isEqualTo("127.0.0.1");
-        assertThat(runtime().instructions("EXPOSE")).containsExactly(String.valueOf(url.getPort()));
         Properties settings = new Properties();
         try (var in = Files.newBufferedReader(Path.of("application.properties"))) {
             settings.load(in);
         }
-        assertThat(settings.getProperty("camel.server.port")).isEqualTo(String.valueOf(url.getPort()));
+        // The image runs prod, where management (health among it) is on the API port + 1 unless set.
+        int api = Integer.parseInt(settings.getProperty("camel.server.port"));
+        assertThat(settings.getProperty("camel.management.port")).as("not set in the image's settings").isNull();
+        assertThat(url.getPort()).isEqualTo(api + 1);
+        assertThat(runtime().instructions("EXPOSE")).containsExactly(api + " " + (api + 1));
 
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
             String served = app.baseUrl() + url.getPath();

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.sql.Types;
+import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
 
@@ -29,7 +30,9 @@ import org.springframework.jdbc.core.SqlParameterValue;
  * A body whose signature did not verify is anyone's and is never stored: a flood of forged callbacks leaves a small
  * row each, which the retention purge deletes after {@code paysync.retention.refused-callback-days}. Never stored:
  * the {@code webhook-signature} and {@code webhook-timestamp} headers, secrets, anything else of the request. A body
- * over the endpoint's 64 KiB limit is not stored, only its size and hash.
+ * over the endpoint's 64 KiB limit is not stored, only its size and hash. Of the callbacks whose signature did not
+ * verify, at most {@value #UNSIGNED_PER_MINUTE} a minute are stored (the rest only counted): with the purge, what a
+ * flood can leave behind is bounded by that rate times the retention, however fast it comes.
  */
 public class CallbackLog {
 
@@ -81,13 +84,48 @@ public class CallbackLog {
         }
     }
 
+    /** Setting: how many callbacks whose signature did not verify one instance stores per minute, at most. */
+    public static final String UNSIGNED_PER_MINUTE = "paysync.callbacks.unsigned-log-per-minute";
+
     private final Database db;
     private final RefusedRequests refused;
+    private final Clock clock;
+    private final MinuteBudget unsignedBudget;
 
-    /** @param refused counts the callbacks answered with an error, by error code; null counts nothing */
-    public CallbackLog(Database db, RefusedRequests refused) {
+    /**
+     * @param refused            counts the callbacks answered with an error, by error code; null counts nothing
+     * @param unsignedPerMinute  callbacks whose signature did not verify stored per minute at most; the rest are only
+     *                           counted, so a flood adds at most this many rows a minute until the purge removes them
+     */
+    public CallbackLog(Database db, RefusedRequests refused, Clock clock, int unsignedPerMinute) {
         this.db = db;
         this.refused = refused;
+        this.clock = clock;
+        this.unsignedBudget = new MinuteBudget(unsignedPerMinute);
+    }
+
+    /** At most {@code perMinute} takes in each minute of the clock. */
+    static final class MinuteBudget {
+        private final int perMinute;
+        private long minute = Long.MIN_VALUE;
+        private int taken;
+
+        MinuteBudget(int perMinute) {
+            this.perMinute = perMinute;
+        }
+
+        synchronized boolean take(long epochMillis) {
+            long now = Math.floorDiv(epochMillis, 60_000L);
+            if (now != minute) {
+                minute = now;
+                taken = 0;
+            }
+            if (taken >= perMinute) {
+                return false;
+            }
+            taken++;
+            return true;
+        }
     }
 
     /**
@@ -95,6 +133,11 @@ public class CallbackLog {
      * is logged and does not change the answer: the order's state, not this log, is what the answer reports.
      */
     public void record(Entry e) {
+        if (!CallbackSignatureVerifier.VALID.equals(e.signature) && !unsignedBudget.take(clock.millis())) {
+            // Counted (write's first step), not stored: anyone can send these as fast as they like.
+            count(e);
+            return;
+        }
         try {
             write(e);
         } catch (RuntimeException failure) {
@@ -118,10 +161,14 @@ public class CallbackLog {
         }
     }
 
-    private void write(Entry e) {
+    private void count(Entry e) {
         if (refused != null && e.httpStatus >= 400 && e.httpStatus < 500) {
             refused.refused("callback", e.outcome == null ? "unknown" : e.outcome);
         }
+    }
+
+    private void write(Entry e) {
+        count(e);
         // Only an authentic body is kept; the order number is read from any body before it is dropped.
         byte[] kept = CallbackSignatureVerifier.VALID.equals(e.signature) ? e.body : null;
         db.hot("insert-callback").update(

@@ -8,9 +8,10 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.AuthenticationHandler;
 
 /**
- * The first handler of an HTTP server's router (installed through Camel's authentication hook, {@link Doors}): a request to a guarded door without its audience's credentials is
- * answered {@code 401} before any route, body handler or Camel exchange sees it, so an anonymous caller can neither
- * read, nor change, nor make the runtime buffer a body behind a guarded path. Accepted credentials are removed from
+ * The first handler of an HTTP server's router (installed through Camel's authentication hook, {@link Doors}): a
+ * request to a guarded door without its audience's credentials is answered {@code 401} before any route, body
+ * handler or Camel exchange sees it, so an anonymous caller can neither read, nor change, nor make the runtime
+ * buffer a body behind a guarded path. Accepted credentials are removed from
  * the request: no later step, log or trace can see them.
  *
  * <p>

@@ -35,4 +35,17 @@ class CallbackLogTest {
     private static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
     }
+
+    @Test
+    void should_store_at_most_the_budget_of_unsigned_callbacks_in_each_minute() {
+        CallbackLog.MinuteBudget budget = new CallbackLog.MinuteBudget(3);
+        long minute = 1_700_000_040_000L; // the start of a minute
+        assertThat(budget.take(minute)).isTrue();
+        assertThat(budget.take(minute + 1_000)).isTrue();
+        assertThat(budget.take(minute + 59_000)).isTrue();
+        assertThat(budget.take(minute + 59_999)).as("the fourth in one minute").isFalse();
+        assertThat(budget.take(minute + 60_000)).as("the next minute").isTrue();
+        assertThat(new CallbackLog.MinuteBudget(0).take(minute)).as("0 stores none").isFalse();
+    }
+
 }

@@ -27,6 +27,7 @@ class ReconciliationSettingsTest {
         p.put("paysync.db.password", "");
         p.put("paysync.gateway.webhook-secret", "whsec_x");
         p.put("paysync.admin.token", "t");
+        p.put("paysync.api.token", "s");
         p.put("paysync.third-party.url", "http://third.example");
         return p;
     }
@@ -53,6 +54,7 @@ class ReconciliationSettingsTest {
                                 && m.endsWith("needed while paysync.reconciliation.enabled is true")));
 
         p.put("paysync.admin.token", "t");
+        p.put("paysync.api.token", "s");
         p.put("paysync.gateway.status-url", "https://gateway.example/api/");
         assertThatCode(() -> prod(p).checkRequired()).doesNotThrowAnyException();
     }

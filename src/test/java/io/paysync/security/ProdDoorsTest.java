@@ -38,8 +38,8 @@ class ProdDoorsTest {
     private static final String SHOP_OLD = "shop-token-previous-0123456789";
     private static final String SHOP_NEW = "shop-token-current-9876543210";
     private static final String OPERATOR = "operator-token-0123456789abcdef";
-    private static final String STOP_SYNC = "{\"type\":\"exec\",\"mbean\":\"org.apache.camel:context=paysync,type=routes,"
-            + "name=\\\"paid-order-sync\\\"\",\"operation\":\"stop()\"}";
+    private static final String STOP_SYNC = "{\"type\":\"exec\",\"mbean\":\"org.apache.camel:context=paysync,"
+            + "type=routes,name=\\\"paid-order-sync\\\"\",\"operation\":\"stop()\"}";
     private static final String READ_SYNC_STATE = "{\"type\":\"read\",\"mbean\":\"org.apache.camel:context=paysync,"
             + "type=routes,name=\\\"paid-order-sync\\\"\",\"attribute\":\"State\"}";
 
@@ -135,24 +135,40 @@ class ProdDoorsTest {
             assertThat(get(api + "/api/admin/stats", basic("operator", OPERATOR)).statusCode()).isEqualTo(200);
         }
 
-        /** How much each refused row may hold is the database suites' business; here, that each is counted. */
+        /**
+         * Each forged callback is counted, and at most a minute's budget of them is stored, without its body. (How
+         * little each stored row takes is the database suites' flood test.)
+         */
         @Test
         void should_count_every_refused_callback_of_a_flood() throws Exception {
             byte[] body = ("{\"orderNumber\":\"FLOOD-1\",\"transactionId\":\"gw_flood\",\"amount\":\"1.00\","
                     + "\"currency\":\"EUR\",\"pad\":\"" + "x".repeat(60 * 1024 - 120) + "\"}")
                     .getBytes(StandardCharsets.UTF_8);
             String series = "paysync_refused_requests_total\\{door=\"callback\",reason=\"invalid-signature\"\\}";
+            String order = "{\"orderNumber\":\"FLOOD-1\",\"amount\":\"1.00\",\"currency\":\"EUR\"}";
+            assertThat(post(api + "/api/orders", order, "Bearer " + SHOP_NEW).statusCode()).isEqualTo(201);
             double before = metric(series);
+            // One clock minute for the whole flood, so that exactly one minute's budget of rows is stored.
+            long intoMinute = System.currentTimeMillis() % 60_000;
+            if (intoMinute > 40_000) {
+                Thread.sleep(60_000 - intoMinute + 200);
+            }
             int flood = 100;
             for (int i = 0; i < flood; i++) {
                 HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/api/payments/callback"))
                         .header("Content-Type", "application/json").header("webhook-id", "msg_flood_" + i)
                         .header("webhook-timestamp", String.valueOf(System.currentTimeMillis() / 1000))
                         .header("webhook-signature", "v1,AAAA")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).isEqualTo(401);
             }
             assertThat(metric(series) - before).isEqualTo(flood);
+            // Stored: the first 60 of the minute (paysync.callbacks.unsigned-log-per-minute), as metadata.
+            HttpResponse<String> history = get(api + "/api/admin/orders/FLOOD-1/history", "Bearer " + OPERATOR);
+            assertThat(history.statusCode()).isEqualTo(200);
+            assertThat(history.body().split("\"webhookId\":\"msg_flood_", -1)).hasSize(60 + 1);
+            assertThat(history.body()).doesNotContain("xxxxxxxxxx");
         }
 
         @Test

@@ -89,6 +89,8 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
             forbidden.add(secret.substring("whsec_".length())); // the key without its prefix
         }
         forbidden.add(PaysyncInstance.ADMIN_TOKEN);
+        forbidden.add(PaysyncInstance.API_TOKEN);
+        forbidden.add(PaysyncInstance.operatorBasic().substring("Basic ".length()));
         forbidden.addAll(SECRETS);
         forbidden.add(TestDatabase.H2_PASSWORD);
         for (String signature : SIGNATURES) {
