@@ -28,10 +28,11 @@ url_of() { case "$1" in durable) echo "jdbc:h2:file:$PWD/$DIR/durable/paysync" ;
 port_of() { case "$1" in durable) echo "$BENCH_PORT" ;; delay) echo $((BENCH_PORT + 1)) ;; esac; }
 
 start_cell() { # start_cell NAME LOG: sets PID_<NAME>
-  CAMEL_MAIN_PROFILE=prod CAMEL_SERVER_PORT=$(port_of "$1") \
+  CAMEL_MAIN_PROFILE=prod CAMEL_SERVER_PORT=$(port_of "$1") CAMEL_MANAGEMENT_PORT=$(port_of "$1") \
   PAYSYNC_DB_URL="$(url_of "$1")" PAYSYNC_DB_USERNAME=sa PAYSYNC_DB_PASSWORD=$DB_PASSWORD \
   PAYSYNC_DB_POOL_SIZE=${BENCH_POOL:-8} \
   PAYSYNC_GATEWAY_WEBHOOK_SECRET="$BENCH_SECRET" PAYSYNC_ADMIN_TOKEN=bench-admin-token-0123456789 \
+  PAYSYNC_API_TOKEN=bench-shop-token-0123456789 \
   PAYSYNC_THIRD_PARTY_URL=http://127.0.0.1:9/unused PAYSYNC_SYNC_ENABLED=false PAYSYNC_PAYMENT_EXPIRY_ENABLED=false \
   java $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$2" 2>&1 9>&- &
   printf -v "PID_$1" '%s' $!

@@ -13,10 +13,13 @@ fresh_db
 BENCH_JAVA=$J25 CDS_OPTS="-XX:AOTCacheOutput=target/paysync-pg.aot"
 start_paysync target/aot-training-pg.log
 wait_ready > /dev/null
-for path in observe/health/ready observe/health/live observe/metrics api/openapi.yaml; do
+for path in observe/health/ready observe/health/live api/openapi.yaml; do
   curl -fs -o /dev/null "http://127.0.0.1:$BENCH_PORT/$path"
 done
-curl -s -o /dev/null "http://127.0.0.1:$BENCH_PORT/api/orders/cds-training" || true
+# As an operator scrapes metrics where they share the API port, and as the shop's backend reads an order.
+curl -fs -o /dev/null -u operator:bench-admin-token-0123456789 "http://127.0.0.1:$BENCH_PORT/observe/metrics"
+curl -s -o /dev/null -H "Authorization: Bearer bench-shop-token-0123456789" \
+  "http://127.0.0.1:$BENCH_PORT/api/orders/cds-training" || true
 stop_paysync # SIGTERM: the JVM writes the cache as it exits
 grep -h "AOTCache creation is complete" target/aot-training.log target/aot-training-pg.log
 ls -l target/paysync25.jsa target/paysync-train.aot target/paysync-pg.aot

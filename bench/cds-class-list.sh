@@ -16,7 +16,7 @@ fresh_db
 CDS_OPTS=-XX:SharedArchiveFile=target/cds-without-list.jsa
 start_paysync "$OUT/cds-migrate.log"; wait_ready > /dev/null; stop_paysync
 BENCH_JAVA_OPTS="-Xlog:class+load:file=$OUT/cds-class-load.txt" start_paysync "$OUT/cds-start.log"
-wait_ready > /dev/null; curl -fs -o /dev/null "http://127.0.0.1:$BENCH_PORT/observe/metrics"; stop_paysync
+wait_ready > /dev/null; curl -fs -o /dev/null -u operator:bench-admin-token-0123456789 "http://127.0.0.1:$BENCH_PORT/observe/metrics"; stop_paysync
 check_cds "$OUT/cds-start.log"
 signed=$(for jar in target/lib/*.jar; do
   if unzip -Z1 "$jar" | grep -E '^META-INF/[^/]+\.(SF|RSA|EC|DSA)$' > /dev/null; then echo "${jar##*/}"; fi
