@@ -164,6 +164,30 @@ class DialectFilesTest {
         }
     }
 
+    /**
+     * SQL Server cannot run here, so its half of the retention contract is read from the migration: both append-only
+     * triggers still refuse every UPDATE and delete only the rows of a DELETE made while the connection declared
+     * itself the purge, the declaration the purge's own statements make and withdraw.
+     */
+    @Test
+    void should_let_only_the_declared_purge_delete_from_the_append_only_tables() throws IOException {
+        String mssql = Files.readString(MIGRATIONS.resolve("sqlserver/V4__retention.sql")).replaceAll("\\s+", " ");
+        for (String table : List.of("order_transitions", "callbacks")) {
+            String trigger = mssql.substring(mssql.indexOf("ALTER TRIGGER tr_" + table + "_append_only"));
+            trigger = trigger.substring(0, trigger.indexOf(" GO"));
+            assertThat(trigger).as(table).contains("INSTEAD OF UPDATE, DELETE",
+                    "IF NOT EXISTS (SELECT 1 FROM inserted) AND CAST(SESSION_CONTEXT(N'paysync.purge') AS "
+                            + "NVARCHAR(16)) = N'retention'",
+                    "INNER JOIN deleted d ON d.id = ", "RETURN;", "THROW 51000, N'" + table + " is append-only', 1;");
+        }
+        assertThat(Dialect.SQLSERVER.sql("declare-purge"))
+                .contains("sp_set_session_context @key = N'paysync.purge', @value = N'retention'");
+        assertThat(Dialect.SQLSERVER.sql("end-purge")).contains("@key = N'paysync.purge', @value = NULL");
+        String pg = Files.readString(MIGRATIONS.resolve("postgresql/V4__retention.sql"));
+        assertThat(pg).contains("IF TG_OP = 'DELETE' AND current_setting('paysync.purge', true) = 'retention' THEN");
+        assertThat(Dialect.POSTGRESQL.sql("declare-purge")).contains("set_config('paysync.purge', 'retention', true)");
+    }
+
     @Test
     void should_choose_the_dialect_from_the_url_without_echoing_it() {
         assertThat(Dialect.fromUrl("jdbc:sqlserver://db:1433;databaseName=p")).isEqualTo(Dialect.SQLSERVER);
