@@ -24,16 +24,18 @@ public final class AccessGate implements AuthenticationHandler {
     /** Who may pass one door. */
     public enum Audience {
         /** The shop's backend: {@code paysync.api.token}, as a bearer token. */
-        SHOP("Bearer realm=\"paysync-api\""),
+        SHOP("Bearer realm=\"paysync-api\"", "A valid bearer token is required"),
         /** Operators through an API client: their token as a bearer token (or Basic). */
-        OPERATOR_API("Bearer realm=\"paysync-admin\""),
+        OPERATOR_API("Bearer realm=\"paysync-admin\"", "A valid bearer token is required"),
         /** Operators through a browser or Hawtio: Basic, so the browser's prompt and Hawtio's dialog work. */
-        OPERATOR_BROWSER("Basic realm=\"Paysync operators\", charset=\"UTF-8\"");
+        OPERATOR_BROWSER("Basic realm=\"Paysync operators\", charset=\"UTF-8\"", "Operator credentials are required");
 
         private final String challenge;
+        private final String body;
 
-        Audience(String challenge) {
+        Audience(String challenge, String message) {
             this.challenge = challenge;
+            this.body = "{\"error\":\"unauthorized\",\"message\":\"" + message + "\"}";
         }
     }
 
@@ -43,9 +45,6 @@ public final class AccessGate implements AuthenticationHandler {
             return path.startsWith(prefix) && (path.length() == prefix.length() || path.charAt(prefix.length()) == '/');
         }
     }
-
-    private static final String UNAUTHORIZED_BODY = "{\"error\":\"unauthorized\",\"message\":"
-            + "\"Credentials for this endpoint are required\"}";
 
     private final Audiences audiences;
     private final List<Door> doors;
@@ -73,7 +72,7 @@ public final class AccessGate implements AuthenticationHandler {
                             .putHeader("WWW-Authenticate", door.audience().challenge)
                             .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                             .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
-                            .end(UNAUTHORIZED_BODY);
+                            .end(door.audience().body);
                     return;
                 }
                 ctx.request().headers().remove(HttpHeaders.AUTHORIZATION);
