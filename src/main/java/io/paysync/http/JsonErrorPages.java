@@ -21,13 +21,18 @@ public class JsonErrorPages implements StartupListener {
     private static final Map<Integer, String[]> PAGES = Map.of(
             404, new String[] { "not-found", "No such endpoint" },
             405, new String[] { "method-not-allowed", "This endpoint does not accept that method" },
-            413, new String[] { "payload-too-large", "The body is too large" });
+            413, new String[] { "payload-too-large", "The body is too large" },
+            503, new String[] { "shutting-down", "This instance is stopping; try again" });
 
     @Override
     public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
         for (VertxPlatformHttpRouter router : context.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
             // A failed route (the body handler refuses an oversized body with 413) ends here.
             router.route().order(Integer.MIN_VALUE).failureHandler(ctx -> {
+                if (stopping(context)) {
+                    unavailable(ctx);
+                    return;
+                }
                 String[] page = PAGES.get(ctx.statusCode());
                 if (page == null) {
                     ctx.next();
@@ -37,6 +42,10 @@ public class JsonErrorPages implements StartupListener {
             });
             // Any /api request no route took: 405 if another method serves the path, else 404.
             router.route("/api/*").last().handler(ctx -> {
+                if (stopping(context)) {
+                    unavailable(ctx);
+                    return;
+                }
                 String allowed = allowedMethods(context, ctx.normalizedPath());
                 if (allowed == null) {
                     handler(404, PAGES.get(404)[0], PAGES.get(404)[1]).handle(ctx);
@@ -46,6 +55,20 @@ public class JsonErrorPages implements StartupListener {
                 }
             });
         }
+    }
+
+    /**
+     * While the context stops, its routes leave the router one by one before the server closes: a request that finds
+     * its route gone, or failing as it stops, is told to come again (a gateway retries a 503), never that the
+     * endpoint does not exist.
+     */
+    private static boolean stopping(CamelContext context) {
+        return context.isStopping() || context.isStopped();
+    }
+
+    private static void unavailable(RoutingContext ctx) {
+        ctx.response().putHeader("Retry-After", "5");
+        handler(503, PAGES.get(503)[0], PAGES.get(503)[1]).handle(ctx);
     }
 
     /** The methods the routes serve on this path, or null if none serves it. */
