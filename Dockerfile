@@ -13,11 +13,22 @@ COPY openapi ./openapi
 # No class data sharing archive here: it is only valid for the JVM and the paths it was written with (below).
 RUN mvn -B -q package -DskipTests -Dpaysync.cds.skip=true
 
+# The Hawtio console (hawtio/), built with npm in a stage of its own: the image serves it at /observe/hawtio/.
+FROM node:20-bookworm-slim AS hawtio
+WORKDIR /src/hawtio
+COPY hawtio/package.json hawtio/package-lock.json ./
+RUN npm ci --no-audit --no-fund --loglevel=error
+COPY hawtio/index.html hawtio/vite.config.js ./
+COPY hawtio/src ./src
+COPY hawtio/public ./public
+RUN npm run build
+
 FROM eclipse-temurin:17-jre
 RUN useradd --system --uid 10001 --home-dir /app paysync
 WORKDIR /app
 COPY --from=build /src/target/paysync.jar ./paysync.jar
 COPY --from=build /src/target/lib ./lib
+COPY --from=hawtio /src/hawtio/dist ./hawtio/dist
 COPY routes ./routes
 COPY application.properties ./
 # Class data sharing archive (README "Start-up"): a training run of this JRE on these paths (prod profile, in-memory

@@ -16,6 +16,7 @@ const crypto = require('crypto');
 const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
+const { request, check, devSecret: devSecretOf } = require('./support');
 
 const args = process.argv.slice(2);
 const base = (args.find((a) => !a.startsWith('--')) || '').replace(/\/+$/, '');
@@ -53,46 +54,20 @@ function ok(what) {
   console.log('ok   ' + what);
 }
 
-function check(condition, message) {
-  if (!condition) {
-    throw new Error(message);
-  }
-}
-
 async function step(name, fn) {
   current = name;
   await fn();
   ok(name);
 }
 
-// The dev webhook secret from the dev profile's properties, so it is written down in one place only.
 function devSecret() {
-  const file = path.join(REPO, 'src', 'main', 'resources', 'application-dev.properties');
-  const line = fs.readFileSync(file, 'utf8').split('\n')
-    .find((l) => /^\s*paysync\.gateway\.webhook-secret\s*=/.test(l));
-  if (!line) {
-    throw new Error('no paysync.gateway.webhook-secret in ' + file);
-  }
-  return line.split('=').slice(1).join('=').trim().split(/[\s,]+/)[0];
+  return devSecretOf(REPO);
 }
 
 // ----- HTTP from Node, as the shop and the gateway would call -----
 
-async function http(method, urlPath, { body, headers } = {}) {
-  const response = await fetch(base + urlPath, {
-    method,
-    headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(headers || {}) },
-    body: body === undefined ? undefined : (typeof body === 'string' ? body : JSON.stringify(body)),
-    redirect: 'manual',
-  });
-  const text = await response.text();
-  let json = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch (e) {
-    json = null;
-  }
-  return { status: response.status, json, text, headers: response.headers };
+function http(method, urlPath, options) {
+  return request(method, base + urlPath, options);
 }
 
 const admin = { Authorization: 'Bearer ' + ADMIN_TOKEN };

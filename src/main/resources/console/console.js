@@ -459,6 +459,22 @@
     } else {
       signedIn(false);
     }
+    linkHawtio();
+  }
+
+  // Hawtio is served on the management port (the API port + 1 in prod); links.json says which, or gives its URL.
+  async function linkHawtio() {
+    try {
+      // Through api() like every request (no token: not an admin call); ../api/../console/ is this page's folder.
+      const links = await api('GET', '/../console/links.json');
+      const url = links.hawtio
+        || `${window.location.protocol}//${window.location.hostname}:${links.managementPort}/observe/hawtio/`;
+      const link = $('hawtio-link');
+      link.href = url;
+      link.hidden = false;
+    } catch (e) {
+      // no link: the console works without it
+    }
   }
 
   start();

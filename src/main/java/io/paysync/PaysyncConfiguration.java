@@ -13,6 +13,7 @@ import io.paysync.db.RetentionPurge;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.BusinessMetrics;
+import io.paysync.observe.HawtioConsole;
 import io.paysync.observe.JolokiaAccess;
 import io.paysync.observe.Observability;
 import io.paysync.observe.RefusedRequests;
@@ -93,6 +94,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // Sharing the API port, the management server may still have a router of its own: both get every door.
         AccessGate managementGate = managementShared ? apiGate
                 : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
+        HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
         Database database = Database.open(settings);
@@ -114,7 +116,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
             @Override
             public void onCamelContextStarted(CamelContext camel, boolean alreadyStarted) {
-                // nothing left to do once started
+                // The management server's router exists once it has started; its doors were guarded before.
+                hawtio.install(camel);
             }
         });
         OrderRepository orders = new OrderRepository(database, clock);
@@ -152,7 +155,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
         registry.bind("gatewaySimulator", new GatewaySimulator());
         registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database));
-        registry.bind("operatorConsole", new OperatorConsole());
+        registry.bind("operatorConsole", new OperatorConsole(managementPort,
+                settings.get(HawtioConsole.CONSOLE_HAWTIO_URL).orElse(null)));
         registry.bind(SyncRouteSeam.SEND_KEYS, sendKeys);
         registry.bind("syncRepository", sync);
 

@@ -102,6 +102,12 @@ class DockerfileTest {
             if ("build".equals(copy[0])) {
                 assertThat(source).startsWith(buildDir + "/");
                 fromBuild.add(source.substring(buildDir.length() + 1) + " -> " + dest);
+            } else if ("hawtio".equals(copy[0])) {
+                // The console's Vite build, where the runtime looks for it (paysync.hawtio.dir, relative to /app).
+                assertThat(stage("hawtio").workdir() + "/dist").isEqualTo(source);
+                assertThat(dest).isEqualTo("./hawtio/dist");
+                assertThat(stage("hawtio").instructions("RUN")).anySatisfy(r -> assertThat(r).contains("npm ci"))
+                        .anySatisfy(r -> assertThat(r).contains("npm run build"));
             } else {
                 assertThat(Path.of(source)).as("runtime stage COPY source").exists();
             }
@@ -221,6 +227,11 @@ class DockerfileTest {
             }
             return copies;
         }
+    }
+
+    static Stage stage(String name) throws IOException {
+        return stages().stream().filter(s -> name.equals(s.alias())).findFirst()
+                .orElseThrow(() -> new AssertionError("no stage " + name));
     }
 
     static List<Stage> stages() throws IOException {

@@ -3,6 +3,8 @@ package io.paysync.admin;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 import io.paysync.http.HttpResponder;
@@ -21,10 +23,14 @@ public class OperatorConsole implements Processor {
 
     static final String PREFIX = "/console";
 
+    /** Where Hawtio is, for the page's link to it: written at start, not a file of the build. */
+    static final String LINKS = "links.json";
+
     private static final Map<String, String> TYPES = Map.of(
             "index.html", "text/html; charset=utf-8",
             "console.js", "text/javascript; charset=utf-8",
-            "console.css", "text/css; charset=utf-8");
+            "console.css", "text/css; charset=utf-8",
+            LINKS, "application/json; charset=utf-8");
 
     /**
      * Scripts and styles from this origin only, no inline script, no framing, no form posts elsewhere: text that the
@@ -35,11 +41,22 @@ public class OperatorConsole implements Processor {
 
     private final Map<String, byte[]> files;
 
-    public OperatorConsole() {
-        Map<String, byte[]> loaded = new java.util.HashMap<>();
+    /**
+     * @param managementPort the port Hawtio is served on, for the page's link to it
+     * @param hawtioUrl      where the link goes instead, when operators reach Hawtio through a proxy; null: the page's
+     *                       own host on {@code managementPort}
+     */
+    public OperatorConsole(int managementPort, String hawtioUrl) {
+        Map<String, byte[]> loaded = new HashMap<>();
         for (String name : TYPES.keySet()) {
-            loaded.put(name, load(name));
+            if (!name.equals(LINKS)) {
+                loaded.put(name, load(name));
+            }
         }
+        Map<String, Object> links = new LinkedHashMap<>();
+        links.put("managementPort", managementPort);
+        links.put("hawtio", hawtioUrl);
+        loaded.put(LINKS, Json.write(links));
         this.files = Map.copyOf(loaded);
     }
 

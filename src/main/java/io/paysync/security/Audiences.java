@@ -27,12 +27,14 @@ public final class Audiences {
 
     private final Tokens shop;
     private final Tokens operator;
+    private final String operatorName;
     private final byte[] operatorUsername;
     private final boolean production;
 
     private Audiences(Tokens shop, Tokens operator, String operatorUsername, boolean production) {
         this.shop = shop;
         this.operator = operator;
+        this.operatorName = operatorUsername;
         this.operatorUsername = operatorUsername.getBytes(StandardCharsets.UTF_8);
         this.production = production;
     }
@@ -66,6 +68,11 @@ public final class Audiences {
     /** Outside {@code dev}: management and the metrics on the API port need operator credentials too. */
     public boolean production() {
         return production;
+    }
+
+    /** The user name operators present with HTTP Basic. */
+    public String operatorUsername() {
+        return operatorName;
     }
 
     /** Whether the orders API is open to anyone: only in {@code dev} while {@value #API_TOKEN} is unset. */

@@ -17,13 +17,14 @@ import org.apache.camel.component.platform.http.vertx.auth.AuthenticationConfig;
 
 /**
  * Puts an {@link AccessGate} in front of each HTTP server: the API port's doors ({@code /api/orders},
- * {@code /api/admin}) and the management doors ({@code /observe/jolokia}; {@code /observe/metrics} too when it is
- * served on the API port), wherever management is served. Health is never guarded: load balancers ask it anonymously.
+ * {@code /api/admin}) and the management doors ({@code /observe/jolokia}, {@code /observe/hawtio};
+ * {@code /observe/metrics} too when it is served on the API port), wherever management is served. Health is never guarded: load balancers ask it anonymously.
  */
 public final class Doors {
 
     public static final String JOLOKIA = "/observe/jolokia";
     public static final String METRICS = "/observe/metrics";
+    public static final String HAWTIO = "/observe/hawtio";
 
     private Doors() {
     }
@@ -39,11 +40,12 @@ public final class Doors {
         return doors;
     }
 
-    /** Outside {@code dev}: Jolokia always, metrics when they are on the public door. */
+    /** Outside {@code dev}: Jolokia and the Hawtio console always, metrics when they are on the public door. */
     public static List<Door> managementDoors(Audiences audiences, boolean onApiPort) {
         List<Door> doors = new ArrayList<>();
         if (audiences.production()) {
             doors.add(new Door(JOLOKIA, Audience.OPERATOR_BROWSER, "management"));
+            doors.add(new Door(HAWTIO, Audience.OPERATOR_BROWSER, "management"));
             if (onApiPort) {
                 doors.add(new Door(METRICS, Audience.OPERATOR_BROWSER, "management"));
             }

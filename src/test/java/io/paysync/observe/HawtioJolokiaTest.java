@@ -267,14 +267,61 @@ class HawtioJolokiaTest {
             assertThat(revealing).as("MBeans whose attributes show a secret").isEmpty();
         }
 
+        /** Hawtio discovers Jolokia with a GET: GETs are answered, by the same rules as POSTs. */
         @Test
-        void should_refuse_get_requests_even_to_an_operator() throws Exception {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base
-                    + "/observe/jolokia/read/java.lang:type=Memory/HeapMemoryUsage"))
+        void should_answer_get_requests_by_the_same_rules() throws Exception {
+            HttpResponse<String> memory = operatorGet("/observe/jolokia/read/java.lang:type=Memory/HeapMemoryUsage");
+            assertThat(PaysyncInstance.JSON.readTree(memory.body()).path("status").asInt()).isEqualTo(200);
+            assertThat(memory.body()).contains("\"used\"");
+            HttpResponse<String> properties = operatorGet(
+                    "/observe/jolokia/read/java.lang:type=Runtime/SystemProperties");
+            assertThat(PaysyncInstance.JSON.readTree(properties.body()).path("status").asInt()).isEqualTo(403);
+            assertThat(properties.body()).doesNotContain(PaysyncInstance.ADMIN_TOKEN);
+        }
+
+        /**
+         * What Hawtio's read-only views ask for, refused by the policy before it fitted Hawtio: the routes' update
+         * flag, the inflight repository's and await manager's flags and browsing, the runtime's uptime, start time
+         * and VM name, class loading and thread dumps; still never the runtime's -D settings or arguments.
+         */
+        @Test
+        void should_allow_what_hawtios_read_only_views_need() throws Exception {
+            String route = jolokia.route("orders-api");
+            JsonNode updatable = jolokia.exec(route, "isUpdateRouteEnabled()");
+            assertThat(updatable.path("status").asInt()).as("%s", updatable).isEqualTo(200);
+            assertThat(updatable.path("value").asBoolean()).isFalse();
+
+            String inflight = jolokia.search("org.apache.camel:type=services,name=DefaultInflightRepository,*").get(0);
+            assertThat(jolokia.read(inflight, "InflightBrowseEnabled").isBoolean()).isTrue();
+            assertThat(jolokia.exec(inflight, "browse()").path("status").asInt()).isEqualTo(200);
+            String await = jolokia.search("org.apache.camel:type=services,name=DefaultAsyncProcessorAwaitManager,*")
+                    .get(0);
+            assertThat(jolokia.request(Map.of("type", "read", "mbean", await)).path("status").asInt()).isEqualTo(200);
+
+            assertThat(jolokia.read("java.lang:type=Runtime", "Uptime").asLong()).isPositive();
+            assertThat(jolokia.read("java.lang:type=Runtime", "StartTime").asLong()).isPositive();
+            assertThat(jolokia.read("java.lang:type=Runtime", "VmName").asText()).isNotEmpty();
+            assertThat(jolokia.read("java.lang:type=ClassLoading", "LoadedClassCount").asLong()).isPositive();
+            JsonNode dump = jolokia.request(Map.of("type", "exec", "mbean", "java.lang:type=Threading", "operation",
+                    "dumpAllThreads(boolean,boolean)", "arguments", List.of(false, false)));
+            assertThat(dump.path("status").asInt()).as("%s", dump.path("error")).isEqualTo(200);
+            assertThat(dump.path("value").size()).isPositive();
+
+            for (String attribute : List.of("SystemProperties", "InputArguments", "ClassPath", "BootClassPath",
+                    "LibraryPath")) {
+                JsonNode refused = jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime",
+                        "attribute", attribute));
+                assertThat(refused.path("status").asInt()).as(attribute).isEqualTo(403);
+            }
+            JsonNode whole = jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime"));
+            assertThat(whole.toString()).as("the runtime read whole").doesNotContain(PaysyncInstance.ADMIN_TOKEN)
+                    .doesNotContain("-Dpaysync");
+        }
+
+        private HttpResponse<String> operatorGet(String path) throws IOException, InterruptedException {
+            return http.send(HttpRequest.newBuilder(URI.create(base + path))
                     .header("Authorization", PaysyncInstance.operatorBasic()).timeout(Duration.ofSeconds(10)).build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertThat(r.body()).doesNotContain("\"used\"");
-            assertThat(PaysyncInstance.JSON.readTree(r.body()).path("status").asInt()).isEqualTo(403);
         }
 
         private HttpResponse<String> createOrder(String orderNumber) throws IOException, InterruptedException {

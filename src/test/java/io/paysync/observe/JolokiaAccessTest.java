@@ -29,7 +29,7 @@ class JolokiaAccessTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String READ_RUNTIME = "{\"type\":\"read\",\"mbean\":\"java.lang:type=Runtime\","
-            + "\"attribute\":\"Uptime\"}";
+            + "\"attribute\":\"SystemProperties\"}";
     private static final String READ_MEMORY = "{\"type\":\"read\",\"mbean\":\"java.lang:type=Memory\","
             + "\"attribute\":\"HeapMemoryUsage\"}";
 

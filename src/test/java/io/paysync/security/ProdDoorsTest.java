@@ -93,6 +93,13 @@ class ProdDoorsTest {
                 assertThat(get(management + "/observe/jolokia/version", authorization).statusCode())
                         .as("GET with %s", authorization).isEqualTo(401);
             }
+            // The Hawtio console and its Jolokia beside it: the same door.
+            for (String path : List.of("/observe/hawtio/", "/observe/hawtio/user", "/observe/hawtio/paysync.json")) {
+                assertThat(get(management + path, null).statusCode()).as(path).isEqualTo(401);
+            }
+            assertThat(post(management + "/observe/hawtio/jolokia", STOP_SYNC, null).statusCode()).isEqualTo(401);
+            assertThat(get(management + "/observe/hawtio/user", basic("operator", OPERATOR)).body())
+                    .isEqualTo("\"operator\"");
             HttpResponse<String> state = post(management + "/observe/jolokia", READ_SYNC_STATE,
                     basic("operator", OPERATOR));
             assertThat(state.statusCode()).isEqualTo(200);

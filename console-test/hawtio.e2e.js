@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+// End-to-end test of the Hawtio console Paysync serves, in a real browser: Debian's headless Chromium driven by
+// playwright-core, against a running jar whose hawtio/dist was built (npm --prefix hawtio ci && npm --prefix hawtio
+// run build).
+//
+//   node console-test/hawtio.e2e.js <API base URL> <management base URL> [--prod]
+//
+// dev: everything is open. --prod: the operator's credentials (user "operator", PAYSYNC_ADMIN_TOKEN) are what the
+// browser presents, as its Basic prompt would; the shop's token (PAYSYNC_API_TOKEN) creates orders; and the script
+// first checks that without credentials the console shows nothing. Callbacks are signed with
+// PAYSYNC_GATEWAY_WEBHOOK_SECRET (default: the dev secret).
+//
+// Exits 0 when every step passed, 1 with "FAIL <step>: <why>" otherwise (and a screenshot of the failure).
+// Screenshots for the README: target/hawtio-routes.png, target/hawtio-diagram.png.
+'use strict';
+
+const crypto = require('crypto');
+const fs = require('fs');
+const path = require('path');
+const { chromium } = require('playwright-core');
+const { request, check, devSecret: devSecretOf } = require('./support');
+
+const args = process.argv.slice(2);
+const [apiBase, managementBase] = args.filter((a) => !a.startsWith('--')).map((u) => (u || '').replace(/\/+$/, ''));
+const prod = args.includes('--prod');
+if (!/^https?:\/\//.test(apiBase || '') || !/^https?:\/\//.test(managementBase || '')) {
+  console.error('usage: node hawtio.e2e.js <API base URL> <management base URL> [--prod]');
+  process.exit(2);
+}
+
+const REPO = path.resolve(__dirname, '..');
+const TARGET = path.join(REPO, 'target');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const OPERATOR = { username: process.env.PAYSYNC_ADMIN_USERNAME || 'operator',
+  password: process.env.PAYSYNC_ADMIN_TOKEN || 'dev-admin-token' };
+const SHOP_TOKEN = process.env.PAYSYNC_API_TOKEN || '';
+const SECRET = process.env.PAYSYNC_GATEWAY_WEBHOOK_SECRET || devSecret();
+const HAWTIO = managementBase + '/observe/hawtio';
+const TIMEOUT_MS = 60000;
+const run = Date.now().toString(36).toUpperCase() + crypto.randomBytes(2).toString('hex').toUpperCase();
+const label = prod ? 'prod' : 'dev';
+
+let passed = 0;
+let current = 'start';
+
+async function step(name, fn) {
+  current = name;
+  await fn();
+  passed += 1;
+  console.log(`ok   hawtio (${label}): ${name}`);
+}
+
+function devSecret() {
+  return devSecretOf(REPO);
+}
+
+function basic() {
+  return 'Basic ' + Buffer.from(OPERATOR.username + ':' + OPERATOR.password).toString('base64');
+}
+
+const http = request;
+
+const shop = SHOP_TOKEN ? { Authorization: 'Bearer ' + SHOP_TOKEN } : {};
+
+async function createOrder(orderNumber) {
+  return http('POST', apiBase + '/api/orders', { headers: shop,
+    body: { orderNumber, amount: '3.00', currency: 'EUR' } });
+}
+
+async function callback(orderNumber) {
+  const body = JSON.stringify({ orderNumber, transactionId: 'gw_' + orderNumber, amount: '3.00', currency: 'EUR',
+    status: 'succeeded' });
+  const id = 'msg_hawtio_' + crypto.randomBytes(8).toString('hex');
+  const timestamp = Math.floor(Date.now() / 1000).toString();
+  const key = Buffer.from(SECRET.replace(/^whsec_/, ''), 'base64');
+  const signature = crypto.createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+  return http('POST', apiBase + '/api/payments/callback', { body,
+    headers: { 'webhook-id': id, 'webhook-timestamp': timestamp, 'webhook-signature': 'v1,' + signature } });
+}
+
+// The route ids as Jolokia lists them: what the Camel tree must show.
+async function routeIds() {
+  const r = await http('POST', managementBase + '/observe/jolokia', {
+    headers: prod ? { Authorization: basic() } : {},
+    body: { type: 'search', mbean: 'org.apache.camel:type=routes,*' } });
+  check(r.status === 200 && r.json && r.json.status === 200, `Jolokia search: ${r.status} ${r.text.slice(0, 200)}`);
+  return r.json.value.map((name) => /name="?([^",]+)"?/.exec(name)[1]).sort();
+}
+
+// The cells of a route's row in the Routes table, by column name.
+async function routeRow(page, routeId) {
+  const headers = (await page.locator('table thead th').allInnerTexts()).map((h) => h.trim());
+  const row = page.locator('table tbody tr').filter({
+    has: page.locator('td', { hasText: new RegExp('^' + routeId + '$') }) });
+  const cells = (await row.first().locator('td').allInnerTexts()).map((c) => c.trim());
+  const byName = {};
+  headers.forEach((h, i) => { byName[h] = cells[i]; });
+  return byName;
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  let page;
+  try {
+    if (prod) {
+      await step('without credentials: 401 and nothing of the console or Jolokia', async () => {
+        for (const url of [HAWTIO + '/', HAWTIO + '/camel/routes', HAWTIO + '/jolokia', HAWTIO + '/user',
+          managementBase + '/observe/jolokia']) {
+          const r = await http('GET', url);
+          check(r.status === 401, `GET ${url}: ${r.status}`);
+          check(!/paysync|routes|hawtio/i.test(r.text.replace(/"error":"unauthorized"/, '')),
+            `GET ${url} answered more than a refusal: ${r.text.slice(0, 200)}`);
+        }
+        const anonymous = await browser.newContext();
+        const p = await anonymous.newPage();
+        // Headless Chromium cannot show the Basic prompt: it ends the navigation as a refused login instead.
+        const answer = await p.goto(HAWTIO + '/camel/routes').catch((e) => {
+          check(/ERR_INVALID_AUTH_CREDENTIALS/.test(e.message), 'navigation failed otherwise: ' + e.message);
+          return null;
+        });
+        check(answer === null || answer.status() === 401,
+          'the browser without credentials got ' + (answer && answer.status()));
+        await p.waitForTimeout(1500);
+        const text = await p.locator('body').innerText();
+        check(!text.includes('paid-order-sync') && !text.includes('Camel'), 'an anonymous page shows: ' + text);
+        await anonymous.close();
+      });
+    }
+
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 },
+      ...(prod ? { httpCredentials: OPERATOR } : {}) });
+    page = await context.newPage();
+
+    await step('the Camel tree lists every Paysync route', async () => {
+      const ids = await routeIds();
+      check(ids.includes('paid-order-sync') && ids.includes('payment-callback'), 'routes from Jolokia: ' + ids);
+      await page.goto(HAWTIO + '/camel/routes');
+      for (const id of ids) {
+        await page.getByText(id, { exact: true }).first().waitFor({ timeout: TIMEOUT_MS })
+          .catch(() => { throw new Error('route ' + id + ' is not in the Camel tree'); });
+      }
+      check((await page.title()).includes('Paysync'), 'title: ' + (await page.title()));
+    });
+
+    await step('the routes table counts a callback', async () => {
+      await page.locator('table tbody tr').first().waitFor({ timeout: TIMEOUT_MS });
+      const before = Number((await routeRow(page, 'payment-callback')).Completed);
+      check(Number.isFinite(before), 'no Completed count for payment-callback');
+      const order = 'HAWTIO-' + run;
+      const created = await createOrder(order);
+      check(created.status === 201, `creating ${order}: ${created.status} ${created.text}`);
+      const paid = await callback(order);
+      check(paid.status === 200, `paying ${order}: ${paid.status} ${paid.text}`);
+      const deadline = Date.now() + TIMEOUT_MS;
+      let now = before;
+      while (now < before + 1 && Date.now() < deadline) {
+        await page.waitForTimeout(1000);
+        now = Number((await routeRow(page, 'payment-callback')).Completed);
+      }
+      check(now >= before + 1, `payment-callback Completed stayed at ${now} (was ${before})`);
+      await page.screenshot({ path: path.join(TARGET, `hawtio-routes${prod ? '-prod' : ''}.png`) });
+    });
+
+    await step("the sync flow's diagram renders its steps by id", async () => {
+      await page.getByText('paid-order-sync', { exact: true }).first().click();
+      await page.waitForURL(/routeDiagram/, { timeout: TIMEOUT_MS });
+      await page.locator('.react-flow__node').nth(5).waitFor({ timeout: TIMEOUT_MS });
+      const text = await page.locator('.react-flow').innerText();
+      check(text.includes('claim-due-orders'), 'the diagram does not name the claim step: ' + text.slice(0, 300));
+      await page.screenshot({ path: path.join(TARGET, `hawtio-diagram${prod ? '-prod' : ''}.png`) });
+    });
+
+    await step('an operator stops orders-api (the API answers 404) and starts it again', async () => {
+      // The routes folder of the tree (it opens on its diagram), then its Routes tab, the table with a checkbox per
+      // route; the tab is clicked again should the diagram's rendering have taken the view back.
+      await page.getByText('routes', { exact: true }).first().click();
+      await page.waitForURL(/routeDiagram/, { timeout: TIMEOUT_MS });
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await page.getByText('Routes', { exact: true }).first().click();
+        if (await page.locator('table tbody tr').first().waitFor({ timeout: 5000 }).then(() => true, () => false)) {
+          break;
+        }
+      }
+      await page.locator('table tbody tr').first().waitFor({ timeout: TIMEOUT_MS });
+      const toggle = async (action) => {
+        const row = page.locator('table tbody tr').filter({
+          has: page.locator('td', { hasText: /^orders-api$/ }) }).first();
+        await row.locator('input[type=checkbox]').check();
+        await page.getByRole('button', { name: action, exact: true }).click();
+        const want = action === 'Stop' ? 'Stopped' : 'Started';
+        const deadline = Date.now() + TIMEOUT_MS;
+        while ((await routeRow(page, 'orders-api')).State !== want && Date.now() < deadline) {
+          await page.waitForTimeout(500);
+        }
+        check((await routeRow(page, 'orders-api')).State === want, 'orders-api is not ' + want);
+        await row.locator('input[type=checkbox]').uncheck().catch(() => {});
+      };
+      await toggle('Stop');
+      const refused = await createOrder('HAWTIO-STOPPED-' + run);
+      check(refused.status === 404, 'POST /api/orders while orders-api is stopped: ' + refused.status);
+      await toggle('Start');
+      const created = await createOrder('HAWTIO-STARTED-' + run);
+      check(created.status === 201, 'POST /api/orders after the start: ' + created.status + ' ' + created.text);
+    });
+
+    await step('the Runtime metrics show real values', async () => {
+      await page.goto(HAWTIO + '/runtime/metrics');
+      await page.getByText('Uptime', { exact: true }).waitFor({ timeout: TIMEOUT_MS });
+      await page.waitForTimeout(2000);
+      const text = await page.locator('body').innerText();
+      const invalid = text.match(/.*(Invalid Date|NaN).*/);
+      check(!invalid, 'the metrics show: ' + (invalid && invalid[0]));
+      check(/Start time\s+\S+/.test(text) && /Uptime\s+\d/.test(text), 'no start time or uptime: ' + text);
+    });
+
+    await step("the Paysync page links to Paysync's console", async () => {
+      await page.goto(HAWTIO + '/paysync');
+      const link = page.locator('#paysync-console-link');
+      await link.waitFor({ timeout: TIMEOUT_MS });
+      const href = await link.getAttribute('href');
+      check(href === apiBase + '/console/', `the link goes to ${href}, not ${apiBase}/console/`);
+    });
+
+    await step("Paysync's console links to Hawtio", async () => {
+      await page.goto(apiBase + '/console/');
+      const link = page.locator('#hawtio-link');
+      await link.waitFor({ timeout: TIMEOUT_MS });
+      const href = await link.getAttribute('href');
+      check(href === HAWTIO + '/', `the console's link goes to ${href}, not ${HAWTIO}/`);
+    });
+  } catch (e) {
+    console.log(`FAIL hawtio (${label}) ${current}: ${e.message.split('\n')[0]}`);
+    if (page) {
+      await page.screenshot({ path: path.join(TARGET, `hawtio-failure-${label}.png`) }).catch(() => {});
+    }
+    await browser.close();
+    process.exit(1);
+  }
+  await browser.close();
+  console.log(`hawtio (${label}): ${passed} passed, 0 failed`);
+}
+
+fs.mkdirSync(TARGET, { recursive: true });
+main();

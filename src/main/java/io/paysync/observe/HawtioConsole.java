@@ -1,0 +1,141 @@
+package io.paysync.observe;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import io.paysync.http.Json;
+import io.vertx.core.Handler;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import io.vertx.ext.web.handler.FileSystemAccess;
+import io.vertx.ext.web.handler.StaticHandler;
+import org.apache.camel.CamelContext;
+import org.apache.camel.component.platform.http.main.ManagementHttpServer;
+import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
+import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The real Hawtio console (a Vite build of {@code @hawtio/react}, from {@code hawtio/} in the repository) served at
+ * {@value #BASE}/ beside Jolokia, on the management server: operators only outside {@code dev}, by the same gate.
+ *
+ * <p>
+ * Without Hawtio's own Java server, three answers it expects are given here: {@code <base>/jolokia} (the runtime's
+ * Jolokia, same policy, where Hawtio looks for it first), {@code <base>/user} (the operator's name as a JSON string;
+ * without it Hawtio shows a login page that cannot work) and, for any other path under the base, {@code index.html}
+ * (Hawtio's deep links are client-side routes). {@code <base>/paysync.json} tells the console where Paysync's own
+ * console is. The build is not part of {@code mvn package} (it needs Node); when {@value #DIR} holds no build, the
+ * base answers 404 saying how to make it.
+ */
+public final class HawtioConsole {
+
+    private static final Logger LOG = LoggerFactory.getLogger(HawtioConsole.class);
+
+    public static final String BASE = "/observe/hawtio";
+    /** The folder of the built console, relative to the working directory like {@code routes/}. */
+    public static final String DIR = "paysync.hawtio.dir";
+    /** Where Hawtio's Paysync page links to Paysync's console; unset: {@code /console/} on the API port. */
+    public static final String CONSOLE_URL = "paysync.hawtio.console-url";
+    /** Where Paysync's console links to Hawtio; unset: {@value #BASE}/ on the management port. */
+    public static final String CONSOLE_HAWTIO_URL = "paysync.console.hawtio-url";
+    static final String HOW_TO_BUILD = "npm --prefix hawtio ci && npm --prefix hawtio run build";
+    /** Hawtio's Jolokia requests are small JSON documents; a bulk read of every MBean stays far below this. */
+    private static final long MAX_JOLOKIA_BODY = 1024 * 1024;
+
+    private final Path dir;
+    private final String operator;
+    private final byte[] settings;
+
+    private HawtioConsole(Path dir, String operator, byte[] settings) {
+        this.dir = dir;
+        this.operator = operator;
+        this.settings = settings;
+    }
+
+    public static HawtioConsole from(Settings settings, int apiPort, String operator) {
+        Path dir = Path.of(settings.getOrDefault(DIR, "hawtio/dist")).toAbsolutePath().normalize();
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("apiPort", apiPort);
+        answer.put("console", settings.get(CONSOLE_URL).orElse(null));
+        try {
+            return new HawtioConsole(dir, operator, Json.MAPPER.writeValueAsBytes(answer));
+        } catch (Exception e) {
+            throw new InvalidSettingsException(List.of(CONSOLE_URL + " cannot be used: " + e.getMessage()));
+        }
+    }
+
+    /** Whether the folder holds a built console. */
+    public boolean built() {
+        return Files.isRegularFile(dir.resolve("index.html"));
+    }
+
+    /** Adds the console's routes to the management server's router; called once the servers have started. */
+    @SuppressWarnings("unchecked")
+    public void install(CamelContext context) {
+        ManagementHttpServer management = context.hasService(ManagementHttpServer.class);
+        if (management == null || management.getRouter() == null) {
+            LOG.info("No management server: the Hawtio console is not served");
+            return;
+        }
+        VertxPlatformHttpRouter router = management.getRouter();
+        JolokiaPlatformHttpPlugin jolokia = context.getRegistry().lookupByNameAndType(JolokiaPlatformHttpPlugin.NAME,
+                JolokiaPlatformHttpPlugin.class);
+        if (jolokia != null) {
+            router.route(BASE + "/jolokia*").method(HttpMethod.GET).method(HttpMethod.POST)
+                    .handler(BodyHandler.create(false).setBodyLimit(MAX_JOLOKIA_BODY))
+                    .blockingHandler((Handler<RoutingContext>) jolokia.getHandler(), true);
+        }
+        router.route(HttpMethod.GET, BASE + "/user").handler(ctx -> json(ctx, quoted(operator)));
+        router.route(HttpMethod.GET, BASE + "/paysync.json").handler(ctx -> json(ctx, settings));
+        // Vert.x matches BASE with and without its trailing slash: only the bare one is sent on.
+        router.route(HttpMethod.GET, BASE).handler(ctx -> {
+            if (ctx.request().path().equals(BASE)) {
+                ctx.redirect(BASE + "/");
+            } else {
+                ctx.next();
+            }
+        });
+        if (built()) {
+            router.route(HttpMethod.GET, BASE + "/*").handler(StaticHandler.create(FileSystemAccess.ROOT,
+                    dir.toString()).setIndexPage("index.html").setDefaultContentEncoding("UTF-8"));
+            String index = dir.resolve("index.html").toString();
+            router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> ctx.response()
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
+                    .putHeader(HttpHeaders.CACHE_CONTROL, "no-store").sendFile(index));
+            LOG.info("Hawtio console at {}/ on port {}, from {}", BASE, management.getPort(), dir);
+        } else {
+            byte[] missing = Json.MAPPER.createObjectNode().put("error", "hawtio-not-built")
+                    .put("message", "The Hawtio console is not built in " + dir + ": run " + HOW_TO_BUILD
+                            + " in the installation folder, or set " + DIR)
+                    .toString().getBytes(StandardCharsets.UTF_8);
+            router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> ctx.response().setStatusCode(404)
+                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(
+                            Buffer.buffer(missing)));
+            LOG.info("Hawtio console not built in {} ({} to build it); {}/ answers 404 until then", dir,
+                    HOW_TO_BUILD, BASE);
+        }
+    }
+
+    private static byte[] quoted(String name) {
+        try {
+            return Json.MAPPER.writeValueAsBytes(name);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static void json(RoutingContext ctx, byte[] body) {
+        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .putHeader(HttpHeaders.CACHE_CONTROL, "no-store").end(Buffer.buffer(body));
+    }
+}
