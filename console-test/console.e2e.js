@@ -316,6 +316,26 @@ async function scenario(page) {
     }
   });
 
+  await step('close a Pending order by hand, with the reason in its history', async () => {
+    const number = 'E2E-CLOSE-' + run;
+    await createOrder(number, '4.00');
+    await page.fill('#order-number', number);
+    await page.click('#lookup-button');
+    await page.locator('#order-fields dd[data-field="paymentStatus"]', { hasText: 'Pending' }).waitFor();
+    await page.locator('#close-form').waitFor();
+    await page.selectOption('#close-status', 'Expired');
+    await page.fill('#close-reason', 'e2e: the customer gave up');
+    await page.click('#close-button');
+    await page.locator('#order-fields dd[data-field="paymentStatus"]', { hasText: 'Expired' }).waitFor();
+    check(await page.locator('#close-form').isHidden(), 'the close form is still offered for a final order');
+    await page.locator('#transition-rows tr[data-machine="payment"][data-from="Pending"][data-to="Expired"]')
+      .waitFor();
+    const h = await http('GET', '/api/admin/orders/' + encodeURIComponent(number) + '/history', { headers: admin });
+    const closed = (h.json.transitions || []).find((t) => t.to === 'Expired');
+    check(closed && closed.actor === 'operator' && closed.detail.includes('e2e: the customer gave up'),
+      'history: ' + h.text);
+  });
+
   await step('screenshot ' + path.relative(REPO, SCREENSHOT), async () => {
     fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

@@ -302,7 +302,8 @@
     }
     let order;
     try {
-      order = await api('GET', '/orders/' + enc(orderNumber));
+      // The operator API's view of the order: the shop's orders API takes the shop's token, not an operator's.
+      order = (await api('GET', '/admin/orders/' + enc(orderNumber) + '/history', { admin: true })).order;
     } catch (e) {
       result.hidden = true;
       sayError(e);
@@ -318,7 +319,32 @@
       dd.dataset.field = key;
       fields.append(el('dt', key), dd);
     }
+    showClose(order);
     await history(orderNumber);
+  }
+
+  // An order left Pending can be settled by hand, as Failed or Expired, with a reason for its history.
+  function showClose(order) {
+    const form = $('close-form');
+    form.hidden = !(order && order.paymentStatus === 'Pending');
+    $('close-reason').value = '';
+  }
+
+  async function closeOrder() {
+    const orderNumber = $('order-result').dataset.order;
+    const reason = $('close-reason').value.trim();
+    if (!reason) {
+      say('Give the reason for closing ' + orderNumber, 'error');
+      return;
+    }
+    try {
+      await api('POST', '/admin/orders/' + enc(orderNumber) + '/close',
+        { admin: true, body: { paymentStatus: $('close-status').value, reason } });
+      say('Order ' + orderNumber + ' closed as ' + $('close-status').value, 'ok');
+    } catch (e) {
+      sayError(e);
+    }
+    await lookUp(orderNumber);
   }
 
   async function history(orderNumber) {
@@ -449,6 +475,10 @@
       say('Token forgotten', 'ok');
     });
     $('refresh').addEventListener('click', () => refresh(false));
+    $('close-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      closeOrder();
+    });
     $('lookup-form').addEventListener('submit', (event) => {
       event.preventDefault();
       lookUp($('order-number').value.trim());

@@ -154,7 +154,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
                 registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
         registry.bind("gatewaySimulator", new GatewaySimulator());
-        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database));
+        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database,
+                audiences.operatorUsername()));
         registry.bind("operatorConsole", new OperatorConsole(managementPort,
                 settings.get(HawtioConsole.CONSOLE_HAWTIO_URL).orElse(null)));
         registry.bind(SyncRouteSeam.SEND_KEYS, sendKeys);

@@ -17,10 +17,11 @@ import io.paysync.sync.SyncRepository;
 import org.apache.camel.spi.IdempotentRepository;
 import io.paysync.http.ApiReply;
 import io.paysync.order.OrderRepository;
+import io.paysync.order.PaymentStatus;
 import io.paysync.order.OrderRepository.Counts;
 import org.apache.camel.Exchange;
 
-/** The operator API (CONTRACT §3); the route authenticates before calling it. */
+/** The operator API; only requests with operators' credentials reach it (the access gate checks them first). */
 public class AdminApi {
 
     static final int DEFAULT_ANOMALY_LIMIT = 100;
@@ -34,8 +35,12 @@ public class AdminApi {
     private final IdempotentRepository sendKeys;
     private final OrderHistory history;
     private final DeadLetterGroups groups;
+    private final String operator;
 
-    public AdminApi(OrderRepository orders, SyncRepository sync, IdempotentRepository sendKeys, Database db) {
+    /** @param operator the operators' user name, written with their actions in the history */
+    public AdminApi(OrderRepository orders, SyncRepository sync, IdempotentRepository sendKeys, Database db,
+            String operator) {
+        this.operator = operator;
         this.orders = orders;
         this.sync = sync;
         this.sendKeys = sendKeys;
@@ -44,13 +49,15 @@ public class AdminApi {
     }
 
     /**
-     * {@code GET /api/admin/orders/{orderNumber}/history}: the order's transitions oldest first, each with its cause in
-     * parts, and the callbacks that named it (newest 100, oldest first) with their verification result and body.
+     * {@code GET /api/admin/orders/{orderNumber}/history}: the order view (operators may not use the shop's orders
+     * API), its transitions oldest first, each with its cause in parts, and the callbacks that named it (newest 100,
+     * oldest first) with their verification result and, when authentic, body.
      */
     public ApiReply history(Exchange exchange) {
         String orderNumber = orderNumber(exchange);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("orderNumber", orderNumber);
+        body.put("order", orders.find(orderNumber).orElseThrow().view());
         body.put("transitions", history.transitions(orderNumber));
         body.put("callbacks", history.callbacks(orderNumber));
         return ApiReply.ok(body);
@@ -115,6 +122,34 @@ public class AdminApi {
         String guid = OrderApi.text(body.get("thirdPartyGuid"), "thirdPartyGuid", 128);
         if (!sync.resolveDeadLetter(orderNumber, guid, "operator resolve")) {
             throw notDeadLettered(orderNumber);
+        }
+        return ApiReply.ok(orders.find(orderNumber).orElseThrow().view());
+    }
+
+    /**
+     * {@code POST /api/admin/orders/{orderNumber}/close} with {@code {"paymentStatus": "Failed" | "Expired",
+     * "reason": "..."}}: an operator settles an order left Pending, by the same guarded update as a callback, with
+     * the reason in its history. {@code 409 order-not-pending} when the order is final already.
+     */
+    public ApiReply close(Exchange exchange) {
+        String orderNumber = orderNumber(exchange);
+        RequestChecks.requireJson(exchange);
+        ObjectNode body = Json.readObject(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES));
+        String status = OrderApi.text(body.get("paymentStatus"), "paymentStatus", 16);
+        PaymentStatus to = switch (status) {
+            case "Failed" -> PaymentStatus.Failed;
+            case "Expired" -> PaymentStatus.Expired;
+            default -> throw ApiException.malformed("Field 'paymentStatus' must be \"Failed\" or \"Expired\"");
+        };
+        String reason = OrderApi.text(body.get("reason"), "reason", 500);
+        if (reason.chars().anyMatch(Character::isISOControl)) {
+            throw ApiException.malformed("Field 'reason' must be one line of text");
+        }
+        TransitionLog.Cause cause = TransitionLog.Cause.operator("close " + to.name());
+        if (!orders.closePending(orderNumber, to, cause, "closed by " + operator + ": " + reason)) {
+            Order order = orders.find(orderNumber).orElseThrow();
+            throw new ApiException(409, "order-not-pending", "Order " + orderNumber + " is " + order.paymentStatus()
+                    + ", not Pending");
         }
         return ApiReply.ok(orders.find(orderNumber).orElseThrow().view());
     }

@@ -100,6 +100,25 @@ public class OrderRepository {
         });
     }
 
+    /**
+     * Pending -> {@code to} (Failed or Expired) by an operator, with the reason in the history, in one transaction;
+     * guarded on Pending as every payment transition. Returns whether the order moved.
+     */
+    public boolean closePending(String orderNumber, PaymentStatus to, TransitionLog.Cause cause, String detail) {
+        if (to != PaymentStatus.Failed && to != PaymentStatus.Expired) {
+            throw new IllegalArgumentException("An operator closes an order as Failed or Expired, not " + to);
+        }
+        Instant now = now();
+        return inTransaction(() -> {
+            int rows = jdbc.update(db.sql("close-pending-order"), new MapSqlParameterSource("orderNumber", orderNumber)
+                    .addValue("paymentStatus", to.name()));
+            if (rows == 1) {
+                recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), to.name(), cause, detail, now);
+            }
+            return rows;
+        }) == 1;
+    }
+
     public void recordAnomaly(String kind, String orderNumber, String transactionId, String webhookId, String detail) {
         jdbc.update(db.sql("insert-anomaly"), anomaly(kind, orderNumber, transactionId, webhookId, detail));
     }

@@ -902,6 +902,47 @@ public abstract class DatabaseSuite {
                 .asText()).containsExactly("http-400");
     }
 
+    @Test
+    void should_let_an_operator_close_a_pending_order_with_a_reason_and_nothing_final() throws Exception {
+        app.createOrder("CL-1", "5.00", "EUR");
+        app.createOrder("CL-2", "5.00", "EUR");
+        app.createOrder("CL-PAID", "5.00", "EUR");
+        app.callback("CL-PAID", "gw_cl", "5.00", "EUR", "succeeded");
+
+        Response failed = app.postJson("/api/admin/orders/CL-1/close",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"Gateway support: declined\"}", app.admin());
+        assertThat(failed.status()).as("%s", failed).isEqualTo(200);
+        assertThat(failed.json().path("paymentStatus").asText()).isEqualTo("Failed");
+        assertThat(app.postJson("/api/admin/orders/CL-2/close",
+                "{\"paymentStatus\":\"Expired\",\"reason\":\"customer gave up\"}", app.admin()).json()
+                .path("paymentStatus").asText()).isEqualTo("Expired");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CL-1'"
+                + " AND actor = 'operator' AND from_status = 'Pending' AND to_status = 'Failed' AND cause = 'operator close Failed'"
+                + " AND detail = 'closed by operator: Gateway support: declined'")).isEqualTo(1);
+
+        for (String order : List.of("CL-1", "CL-PAID")) {
+            Response refused = app.postJson("/api/admin/orders/" + order + "/close",
+                    "{\"paymentStatus\":\"Expired\",\"reason\":\"again\"}", app.admin());
+            assertThat(refused.status()).as(order).isEqualTo(409);
+            assertThat(refused.error()).isEqualTo("order-not-pending");
+        }
+        app.createOrder("CL-3", "5.00", "EUR");
+        var before = app.snapshot();
+        for (String body : List.of("{\"paymentStatus\":\"Paid\",\"reason\":\"x\"}",
+                "{\"paymentStatus\":\"Failed\"}", "{\"paymentStatus\":\"Failed\",\"reason\":\"\"}",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"a\\nb\"}", "not json")) {
+            Response bad = app.postJson("/api/admin/orders/CL-3/close", body, app.admin());
+            assertThat(bad.status()).as(body).isEqualTo(400);
+            assertThat(bad.error()).isEqualTo("malformed-request");
+        }
+        assertThat(app.postJson("/api/admin/orders/NO-SUCH/close",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"x\"}", app.admin()).status()).isEqualTo(404);
+        assertThat(app.postJson("/api/admin/orders/CL-3/close",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"x\"}").status()).as("without the operator's token")
+                .isEqualTo(401);
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
     /**
      * 300 forged callbacks of 60 KB each, as one serial client sends them: each leaves a row of metadata (size, hash,
      * answer), never its body, so the table and its indexes grow by a small fraction of what was sent.
