@@ -93,7 +93,9 @@ public final class Paysync {
             return;
         }
         properties.addOverrideProperty("camel.ssl.enabled", "true");
-        properties.addOverrideProperty("camel.ssl.keyStore", keystore.contains(":") ? keystore : "file:" + keystore);
+        // A plain path (C:\... included) is a file; classpath:, file: and other URIs are passed on as they are.
+        boolean uri = keystore.matches("[a-zA-Z][a-zA-Z0-9+.-]+:.*") && !keystore.matches("[a-zA-Z]:[\\\\/].*");
+        properties.addOverrideProperty("camel.ssl.keyStore", uri ? keystore : "file:" + keystore);
         properties.resolveProperty(TLS_KEYSTORE_PASSWORD)
                 .ifPresent(password -> properties.addOverrideProperty("camel.ssl.keystorePassword", password));
         properties.addOverrideProperty("camel.server.useGlobalSslContextParameters", "true");
@@ -103,7 +105,8 @@ public final class Paysync {
     /**
      * An unset {@code camel.management.port} follows the API port: the same port in {@code dev}, the next one in any
      * other profile, so that management is not on the door the gateway knocks at, and setting only
-     * {@code camel.server.port} still moves everything. Runs before camel-main reads its management settings.
+     * {@code camel.server.port} still moves everything. (An API port of 0, any free port, leaves management to any
+     * free port too.) Runs before camel-main reads its management settings.
      */
     static void defaultManagementPort(PropertiesComponent properties, String profile) {
         if (properties.resolveProperty(MANAGEMENT_PORT).filter(v -> !v.isBlank()).isPresent()) {

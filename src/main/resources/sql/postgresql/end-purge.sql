@@ -1,2 +1,3 @@
--- Retention: the declaration above ends with its transaction; a statement that changes nothing keeps the files alike.
+-- Retention: the declaration ends with its transaction (SET LOCAL); a statement that changes nothing keeps the
+-- files alike.
 SELECT 1

@@ -1,2 +1,3 @@
--- Retention: tells the append-only triggers that this connection's deletes are the purge's, until end-purge.
-EXEC sp_set_session_context @key = N'paysync.purge', @value = N'retention'
+-- Retention: tells the append-only triggers that this transaction's deletes are the purge's. A temporary table made
+-- in the transaction: a rollback undoes it, and end-purge drops it before the commit, so no pooled connection keeps it.
+CREATE TABLE #paysync_purge (retention BIT NOT NULL)

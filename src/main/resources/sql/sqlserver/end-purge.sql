@@ -1,2 +1,2 @@
--- Retention: the connection goes back to the pool; its deletes must be refused again.
-EXEC sp_set_session_context @key = N'paysync.purge', @value = NULL
+-- Retention: the purge's batch is done; its marker goes with this transaction.
+DROP TABLE #paysync_purge

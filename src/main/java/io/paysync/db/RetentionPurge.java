@@ -94,32 +94,23 @@ public final class RetentionPurge {
         return deleted;
     }
 
+    /**
+     * One batch in one transaction: declare the purge (PostgreSQL: a SET LOCAL; SQL Server: a temporary table made
+     * in the transaction), choose, delete, withdraw the declaration. A failure rolls all of it back, the declaration
+     * too, so no pooled connection is left able to delete.
+     */
     private int purgeBatch(Kind kind, Instant cutoff) {
         Integer n = db.transactions().execute(status -> {
             var jdbc = db.jdbc();
             jdbc.getJdbcTemplate().execute(db.sql("declare-purge"));
-            try {
-                List<Long> ids = jdbc.queryForList(db.sql(kind.find()), new MapSqlParameterSource()
-                        .addValue("cutoff", Database.utc(cutoff)).addValue("batch", batchSize), Long.class);
-                if (ids.isEmpty()) {
-                    return 0;
-                }
+            List<Long> ids = jdbc.queryForList(db.sql(kind.find()), new MapSqlParameterSource()
+                    .addValue("cutoff", Database.utc(cutoff)).addValue("batch", batchSize), Long.class);
+            if (!ids.isEmpty()) {
                 jdbc.update(db.sql(kind.purge()), new MapSqlParameterSource("ids", ids));
-                return ids.size();
-            } finally {
-                endPurge();
             }
+            jdbc.getJdbcTemplate().execute(db.sql("end-purge"));
+            return ids.size();
         });
         return n == null ? 0 : n;
-    }
-
-    /** SQL Server keeps the declaration on the connection, which goes back to the pool: withdraw it. */
-    private void endPurge() {
-        try {
-            db.jdbc().getJdbcTemplate().execute(db.sql("end-purge"));
-        } catch (RuntimeException e) {
-            // After a failed statement PostgreSQL refuses any other until the rollback, which ends the declaration.
-            LOG.debug("end-purge after a failed batch: {}", e.getClass().getName());
-        }
     }
 }

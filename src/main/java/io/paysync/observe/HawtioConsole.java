@@ -95,6 +95,13 @@ public final class HawtioConsole {
                     .handler(BodyHandler.create(false).setBodyLimit(MAX_JOLOKIA_BODY))
                     .blockingHandler((Handler<RoutingContext>) jolokia.getHandler(), true);
         }
+        // Operators' cached credentials must not act through a frame of another site's page.
+        router.route(BASE + "*").handler(ctx -> {
+            ctx.response().putHeader("X-Frame-Options", "DENY")
+                    .putHeader("Content-Security-Policy", "frame-ancestors 'none'")
+                    .putHeader("X-Content-Type-Options", "nosniff");
+            ctx.next();
+        });
         router.route(HttpMethod.GET, BASE + "/user").handler(ctx -> json(ctx, quoted(operator)));
         router.route(HttpMethod.GET, BASE + "/paysync.json").handler(ctx -> json(ctx, settings));
         // Vert.x matches BASE with and without its trailing slash: only the bare one is sent on.

@@ -4,6 +4,7 @@ import java.util.List;
 
 import io.paysync.observe.RefusedRequests;
 import io.vertx.core.http.HttpHeaders;
+import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.AuthenticationHandler;
 
@@ -46,6 +47,9 @@ public final class AccessGate implements AuthenticationHandler {
         }
     }
 
+    private static final String CROSS_SITE_BODY = "{\"error\":\"cross-site-request\",\"message\":"
+            + "\"A page of another site may not use this endpoint\"}";
+
     private final Audiences audiences;
     private final List<Door> doors;
     private final RefusedRequests refused;
@@ -65,6 +69,14 @@ public final class AccessGate implements AuthenticationHandler {
         String path = ctx.normalizedPath();
         for (Door door : doors) {
             if (door.guards(path)) {
+                if (crossSite(ctx, path)) {
+                    refused.refused(door.name(), "cross-site-request");
+                    ctx.response().setStatusCode(403)
+                            .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                            .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
+                            .end(CROSS_SITE_BODY);
+                    return;
+                }
                 String authorization = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
                 if (!passes(door.audience(), authorization)) {
                     refused.refused(door.name(), "unauthorized");
@@ -80,6 +92,24 @@ public final class AccessGate implements AuthenticationHandler {
             }
         }
         ctx.next();
+    }
+
+    /**
+     * A browser says where a request comes from ({@code Sec-Fetch-Site}): a page of another site must not use the
+     * credentials the operator's browser has cached for a door (an {@code <img>} pointing at a Jolokia {@code exec},
+     * a form posted to the operator API). Refused unless the request comes from the door's own origin, from the user
+     * (a typed address, a bookmark), or is the navigation to one of Hawtio's pages (the link from Paysync's console
+     * is same-site: another port). Clients other than browsers send no such header and are not concerned.
+     */
+    static boolean crossSite(RoutingContext ctx, String path) {
+        String site = ctx.request().getHeader("Sec-Fetch-Site");
+        if (site == null || site.equals("same-origin") || site.equals("none")) {
+            return false;
+        }
+        boolean pageNavigation = "navigate".equals(ctx.request().getHeader("Sec-Fetch-Mode"))
+                && ctx.request().method() == HttpMethod.GET && path.startsWith(Doors.HAWTIO + "/")
+                && !path.startsWith(Doors.HAWTIO + "/jolokia");
+        return !pageNavigation;
     }
 
     private boolean passes(Audience audience, String authorization) {

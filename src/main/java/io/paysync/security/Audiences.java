@@ -77,7 +77,7 @@ public final class Audiences {
 
     /** Whether the orders API is open to anyone: only in {@code dev} while {@value #API_TOKEN} is unset. */
     public boolean ordersOpen() {
-        return shop.isEmpty();
+        return !production && shop.isEmpty();
     }
 
     /** Whether an {@code Authorization} header carries one of the shop's tokens. */

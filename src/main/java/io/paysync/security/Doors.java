@@ -18,7 +18,8 @@ import org.apache.camel.component.platform.http.vertx.auth.AuthenticationConfig;
 /**
  * Puts an {@link AccessGate} in front of each HTTP server: the API port's doors ({@code /api/orders},
  * {@code /api/admin}) and the management doors ({@code /observe/jolokia}, {@code /observe/hawtio};
- * {@code /observe/metrics} too when it is served on the API port), wherever management is served. Health is never guarded: load balancers ask it anonymously.
+ * {@code /observe/metrics} too when it is served on the API port), wherever management is served. Health is never
+ * guarded: load balancers ask it anonymously.
  */
 public final class Doors {
 
@@ -65,11 +66,22 @@ public final class Doors {
             throw refuse("the API server (camel.server.enabled) is not there");
         }
         guard(api.getConfiguration(), api.isStarted(), apiGate, "API");
+        if (!"/".equals(api.getPath()) && api.getPath() != null && !api.getPath().isEmpty()) {
+            throw refuse("camel.server.path is " + api.getPath() + "; the doors are at /api/... (leave it unset)");
+        }
+        // No management server (camel.management.enabled=false): nothing of it to guard.
         ManagementHttpServer management = context.hasService(ManagementHttpServer.class);
         if (management != null) {
+            // Camel keeps the Jolokia path either whole or relative to the management path, depending on when asked.
+            String jolokia = management.getJolokiaPath();
+            boolean atTheDoor = JOLOKIA.equals(jolokia)
+                    || JOLOKIA.equals((management.getPath() + "/" + jolokia).replaceAll("/+", "/"));
+            if (management.isJolokiaEnabled() && !atTheDoor) {
+                throw refuse("Jolokia is served at " + management.getPath() + " + " + jolokia
+                        + " (camel.management.path, camel.management.jolokiaPath); the door is " + JOLOKIA
+                        + " (leave them unset)");
+            }
             guard(management.getConfiguration(), management.isStarted(), managementGate, "management");
-        } else if (!managementGate.doors().isEmpty()) {
-            throw refuse("the management server (camel.management.enabled) is not there");
         }
     }
 

@@ -53,6 +53,9 @@ public final class Tokens {
                 tokens.add(token.getBytes(StandardCharsets.US_ASCII));
             }
         }
+        if (tokens.isEmpty() && problems.stream().noneMatch(p -> p.startsWith(key))) {
+            problems.add(key + " holds no token (only separators)");
+        }
         return new Tokens(List.copyOf(tokens));
     }
 

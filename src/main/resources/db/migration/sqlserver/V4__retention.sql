@@ -12,15 +12,15 @@ CREATE NONCLUSTERED INDEX ix_order_transitions_occurred ON order_transitions (oc
 GO
 
 -- The history and the callbacks stay append-only: no UPDATE ever, and no DELETE but the retention purge's, which
--- declares itself on its connection (sp_set_session_context N'paysync.purge', N'retention', cleared after each
--- batch) before deleting rows older than the configured retention. An INSTEAD OF trigger's own DELETE on its table
--- does not fire it again.
+-- declares itself in its transaction (a temporary table #paysync_purge, created and dropped inside it, so a rollback
+-- or a pooled connection never keeps it) before deleting rows older than the configured retention. An INSTEAD OF
+-- trigger's own DELETE on its table does not fire it again.
 ALTER TRIGGER tr_order_transitions_append_only ON order_transitions
 INSTEAD OF UPDATE, DELETE
 AS
 BEGIN
     SET NOCOUNT ON;
-    IF NOT EXISTS (SELECT 1 FROM inserted) AND CAST(SESSION_CONTEXT(N'paysync.purge') AS NVARCHAR(16)) = N'retention'
+    IF NOT EXISTS (SELECT 1 FROM inserted) AND OBJECT_ID(N'tempdb..#paysync_purge') IS NOT NULL
     BEGIN
         DELETE t FROM order_transitions t INNER JOIN deleted d ON d.id = t.id;
         RETURN;
@@ -34,7 +34,7 @@ INSTEAD OF UPDATE, DELETE
 AS
 BEGIN
     SET NOCOUNT ON;
-    IF NOT EXISTS (SELECT 1 FROM inserted) AND CAST(SESSION_CONTEXT(N'paysync.purge') AS NVARCHAR(16)) = N'retention'
+    IF NOT EXISTS (SELECT 1 FROM inserted) AND OBJECT_ID(N'tempdb..#paysync_purge') IS NOT NULL
     BEGIN
         DELETE c FROM callbacks c INNER JOIN deleted d ON d.id = c.id;
         RETURN;

@@ -166,8 +166,8 @@ class DialectFilesTest {
 
     /**
      * SQL Server cannot run here, so its half of the retention contract is read from the migration: both append-only
-     * triggers still refuse every UPDATE and delete only the rows of a DELETE made while the connection declared
-     * itself the purge, the declaration the purge's own statements make and withdraw.
+     * triggers still refuse every UPDATE and delete only the rows of a DELETE made while the transaction declared
+     * itself the purge (a temporary table the purge's own statements make and drop within it).
      */
     @Test
     void should_let_only_the_declared_purge_delete_from_the_append_only_tables() throws IOException {
@@ -176,13 +176,11 @@ class DialectFilesTest {
             String trigger = mssql.substring(mssql.indexOf("ALTER TRIGGER tr_" + table + "_append_only"));
             trigger = trigger.substring(0, trigger.indexOf(" GO"));
             assertThat(trigger).as(table).contains("INSTEAD OF UPDATE, DELETE",
-                    "IF NOT EXISTS (SELECT 1 FROM inserted) AND CAST(SESSION_CONTEXT(N'paysync.purge') AS "
-                            + "NVARCHAR(16)) = N'retention'",
+                    "IF NOT EXISTS (SELECT 1 FROM inserted) AND OBJECT_ID(N'tempdb..#paysync_purge') IS NOT NULL",
                     "INNER JOIN deleted d ON d.id = ", "RETURN;", "THROW 51000, N'" + table + " is append-only', 1;");
         }
-        assertThat(Dialect.SQLSERVER.sql("declare-purge"))
-                .contains("sp_set_session_context @key = N'paysync.purge', @value = N'retention'");
-        assertThat(Dialect.SQLSERVER.sql("end-purge")).contains("@key = N'paysync.purge', @value = NULL");
+        assertThat(Dialect.SQLSERVER.sql("declare-purge")).contains("CREATE TABLE #paysync_purge");
+        assertThat(Dialect.SQLSERVER.sql("end-purge")).contains("DROP TABLE #paysync_purge");
         String pg = Files.readString(MIGRATIONS.resolve("postgresql/V4__retention.sql"));
         assertThat(pg).contains("IF TG_OP = 'DELETE' AND current_setting('paysync.purge', true) = 'retention' THEN");
         assertThat(Dialect.POSTGRESQL.sql("declare-purge")).contains("set_config('paysync.purge', 'retention', true)");

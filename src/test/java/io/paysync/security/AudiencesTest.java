@@ -45,6 +45,15 @@ class AudiencesTest {
     }
 
     @Test
+    void should_never_leave_the_orders_api_open_outside_dev_not_even_for_a_setting_of_separators_only() {
+        assertThatThrownBy(() -> audiences("prod", Map.of(Settings.API_TOKEN, " , ,", Settings.ADMIN_TOKEN,
+                OPERATOR))).isInstanceOf(InvalidSettingsException.class).hasMessageContaining("holds no token");
+        List<String> problems = new ArrayList<>();
+        assertThat(Tokens.parse("k", ",", 1, problems).isEmpty()).isTrue();
+        assertThat(problems).containsExactly("k holds no token (only separators)");
+    }
+
+    @Test
     void should_tell_operators_by_bearer_or_basic_and_shops_by_bearer_only() {
         Audiences audiences = audiences("prod", Map.of(Settings.API_TOKEN, SHOP_A + " " + SHOP_B,
                 Settings.ADMIN_TOKEN, OPERATOR));

@@ -106,8 +106,70 @@ class ProdDoorsTest {
             assertThat(state.body()).as("nobody stopped the sync").contains("\"value\":\"Started\"");
         }
 
+        /** The doors are matched on the path as the router routes it: no spelling of a path slips past them. */
+        @Test
+        void should_guard_every_spelling_of_a_guarded_path_and_every_method() throws Exception {
+            for (String path : List.of("//api/orders/X", "/api/%6Frders/X", "/x/../api/admin/stats",
+                    "/api/./admin/stats", "/api/admin//stats", "/api/orders")) {
+                assertThat(get(api + path, null).statusCode()).as(path).isEqualTo(401);
+            }
+            for (String path : List.of("/observe//jolokia/version", "/observe/%6aolokia/version",
+                    "/observe/hawtio/../jolokia/version", "/observe/hawtio/jolokia/version")) {
+                assertThat(get(management + path, null).statusCode()).as(path).isEqualTo(401);
+            }
+            for (String method : List.of("HEAD", "OPTIONS", "PUT", "DELETE", "PATCH")) {
+                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/api/orders/X"))
+                        .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).as(method).isEqualTo(401);
+                HttpResponse<String> j = HTTP.send(HttpRequest.newBuilder(URI.create(management + "/observe/jolokia"))
+                        .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(j.statusCode()).as(method).isEqualTo(401);
+            }
+        }
+
+        /**
+         * A page of another site cannot use the credentials an operator's browser cached: Jolokia and the operator API
+         * refuse it (403), whatever it presents; opening a Hawtio page from a link is still allowed.
+         */
+        @Test
+        void should_refuse_what_a_page_of_another_site_asks_with_the_operators_credentials() throws Exception {
+            String operator = basic("operator", OPERATOR);
+            for (String site : List.of("cross-site", "same-site")) {
+                HttpResponse<String> exec = HTTP.send(HttpRequest.newBuilder(URI.create(management
+                        + "/observe/jolokia/exec/org.apache.camel:context=paysync,type=routes,"
+                        + "name=%22paid-order-sync%22/stop()")).header("Authorization", operator).header("Sec-Fetch-Site", site)
+                        .header("Sec-Fetch-Mode", "no-cors").header("Sec-Fetch-Dest", "image").build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(exec.statusCode()).as(site).isEqualTo(403);
+                assertThat(exec.body()).contains("cross-site-request");
+                HttpResponse<String> navigateToJolokia = HTTP.send(HttpRequest.newBuilder(URI.create(management
+                        + "/observe/hawtio/jolokia/version")).header("Authorization", operator)
+                        .header("Sec-Fetch-Site", site).header("Sec-Fetch-Mode", "navigate").build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(navigateToJolokia.statusCode()).as("a link to Jolokia, " + site).isEqualTo(403);
+                HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(api
+                        + "/api/admin/orders/X/retry-sync")).header("Authorization", "Bearer " + OPERATOR)
+                        .header("Sec-Fetch-Site", site).header("Sec-Fetch-Mode", "navigate")
+                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(form.statusCode()).as("a form posted to the operator API, " + site).isEqualTo(403);
+                HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create(management
+                        + "/observe/hawtio/")).header("Authorization", operator).header("Sec-Fetch-Site", site)
+                        .header("Sec-Fetch-Mode", "navigate").build(), HttpResponse.BodyHandlers.ofString());
+                assertThat(page.statusCode()).as("a link to Hawtio, " + site).isNotEqualTo(403).isNotEqualTo(401);
+            }
+            HttpResponse<String> sameOrigin = HTTP.send(HttpRequest.newBuilder(URI.create(management
+                    + "/observe/jolokia/version")).header("Authorization", operator)
+                    .header("Sec-Fetch-Site", "same-origin").build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(sameOrigin.statusCode()).isEqualTo(200);
+            HttpResponse<String> state = post(management + "/observe/jolokia", READ_SYNC_STATE, operator);
+            assertThat(state.body()).as("nobody stopped the sync").contains("\"value\":\"Started\"");
+        }
+
         @Test
         void should_leave_health_and_metrics_anonymous_on_the_management_port() throws Exception {
+            assertThat(get(management + "/observe/info", null).statusCode()).as("no info in prod").isEqualTo(404);
             assertThat(get(management + "/observe/health", null).statusCode()).isEqualTo(200);
             assertThat(get(management + "/observe/health/ready", null).statusCode()).isEqualTo(200);
             assertThat(get(management + "/observe/metrics", null).statusCode()).isEqualTo(200);
