@@ -31,7 +31,7 @@ COPY --from=build /src/target/lib ./lib
 COPY --from=hawtio /src/hawtio/dist ./hawtio/dist
 COPY routes ./routes
 COPY application.properties ./
-# Class data sharing archive (README "Start-up"): a training run of this JRE on these paths (prod profile, in-memory
+# Class data sharing archive (docs/startup.md): a training run of this JRE on these paths (prod profile, in-memory
 # H2, a free port); JDK_JAVA_OPTIONS makes java use it, so the entry point stays java -jar. A stale archive is
 # ignored with a warning.
 RUN java -XX:ArchiveClassesAtExit=/app/paysync.jsa -jar /app/paysync.jar train > /tmp/cds-training.log 2>&1 \

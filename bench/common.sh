@@ -21,7 +21,7 @@ fresh_db() {
   psql -q -d postgres -c "DROP DATABASE IF EXISTS $BENCH_DB WITH (FORCE)" -c "CREATE DATABASE $BENCH_DB"
 }
 
-# The class data sharing archive the build writes next to the jar (README "Start-up"), used as the README's run
+# The class data sharing archive the build writes next to the jar (docs/startup.md), used as the README's run
 # command uses it. BENCH_CDS=off starts without one (the figure before it), BENCH_CDS=<file> with another archive.
 BENCH_CDS=${BENCH_CDS:-target/paysync.jsa}
 if [ ! -f target/paysync.jar ] || { [ "$BENCH_CDS" = target/paysync.jsa ] && [ ! -f "$BENCH_CDS" ]; }; then

@@ -2,7 +2,7 @@
 #   {"orderNumber", "transactionId", "amount", "currency", "paid", "paidAt", "paymentStatus"}
 # (amount a decimal string, paidAt ISO-8601 UTC or null). Output: the JSON the third party receives.
 # Try it with the jq command: jq -f routes/third-party/create-request.jq < order.json
-# The default third party's record (README, "Adapting the third party"): paymentStatus only for an order sent
+# The default third party's record (docs/third-party.md): paymentStatus only for an order sent
 # although not paid (paysync.sync.include-final-failures).
 {orderNumber, transactionId, amount, currency, paid, paidAt}
 + (if .paid then {} else {paymentStatus} end)

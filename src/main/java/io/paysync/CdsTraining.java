@@ -16,7 +16,7 @@ import org.apache.camel.main.Main;
 
 /**
  * {@code java -XX:ArchiveClassesAtExit=paysync.jsa -jar paysync.jar train}: the training run that writes Paysync's
- * Class Data Sharing archive (the build does it, see the pom and README "Start-up").
+ * Class Data Sharing archive (the build does it, see the pom and docs/startup.md).
  *
  * <p>
  * Starting Paysync means loading, verifying and linking about 10,000 classes, most of the start-up time on a small
