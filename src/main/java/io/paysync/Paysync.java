@@ -93,8 +93,9 @@ public final class Paysync {
             return;
         }
         properties.addOverrideProperty("camel.ssl.enabled", "true");
-        // A plain path (C:\... included) is a file; classpath:, file: and other URIs are passed on as they are.
-        boolean uri = keystore.matches("[a-zA-Z][a-zA-Z0-9+.-]+:.*") && !keystore.matches("[a-zA-Z]:[\\\\/].*");
+        // A plain path is a file; classpath:, file: and other URIs are passed on as they are. A scheme has two
+        // characters at least, so a Windows drive letter (C:) starts a path.
+        boolean uri = keystore.matches("[a-zA-Z][a-zA-Z0-9+.-]+:.*");
         properties.addOverrideProperty("camel.ssl.keyStore", uri ? keystore : "file:" + keystore);
         properties.resolveProperty(TLS_KEYSTORE_PASSWORD)
                 .ifPresent(password -> properties.addOverrideProperty("camel.ssl.keystorePassword", password));

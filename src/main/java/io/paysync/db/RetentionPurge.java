@@ -86,7 +86,7 @@ public final class RetentionPurge {
                     break;
                 }
             }
-            deleted.merge(kind.getKey().name(), total, Integer::sum);
+            deleted.put(kind.getKey().name(), total);
         }
         if (deleted.values().stream().anyMatch(n -> n > 0)) {
             LOG.info("Retention purge deleted {}", deleted);

@@ -1,14 +1,12 @@
 package io.paysync.observe;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
-import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
+import io.paysync.http.HttpResponder;
 import io.paysync.http.Json;
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
@@ -67,11 +65,7 @@ public final class HawtioConsole {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("apiPort", apiPort);
         answer.put("console", settings.get(CONSOLE_URL).orElse(null));
-        try {
-            return new HawtioConsole(dir, operator, Json.MAPPER.writeValueAsBytes(answer));
-        } catch (Exception e) {
-            throw new InvalidSettingsException(List.of(CONSOLE_URL + " cannot be used: " + e.getMessage()));
-        }
+        return new HawtioConsole(dir, operator, Json.write(answer));
     }
 
     /** Whether the folder holds a built console. */
@@ -102,7 +96,7 @@ public final class HawtioConsole {
                     .putHeader("X-Content-Type-Options", "nosniff");
             ctx.next();
         });
-        router.route(HttpMethod.GET, BASE + "/user").handler(ctx -> json(ctx, quoted(operator)));
+        router.route(HttpMethod.GET, BASE + "/user").handler(ctx -> json(ctx, Json.write(operator)));
         router.route(HttpMethod.GET, BASE + "/paysync.json").handler(ctx -> json(ctx, settings));
         // Vert.x matches BASE with and without its trailing slash: only the bare one is sent on.
         router.route(HttpMethod.GET, BASE).handler(ctx -> {
@@ -121,23 +115,13 @@ public final class HawtioConsole {
                     .putHeader(HttpHeaders.CACHE_CONTROL, "no-store").sendFile(index));
             LOG.info("Hawtio console at {}/ on port {}, from {}", BASE, management.getPort(), dir);
         } else {
-            byte[] missing = Json.MAPPER.createObjectNode().put("error", "hawtio-not-built")
-                    .put("message", "The Hawtio console is not built in " + dir + ": run " + HOW_TO_BUILD
-                            + " in the installation folder, or set " + DIR)
-                    .toString().getBytes(StandardCharsets.UTF_8);
+            byte[] missing = Json.write(HttpResponder.error("hawtio-not-built", "The Hawtio console is not built in "
+                    + dir + ": run " + HOW_TO_BUILD + " in the installation folder, or set " + DIR));
             router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> ctx.response().setStatusCode(404)
                     .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(
                             Buffer.buffer(missing)));
             LOG.info("Hawtio console not built in {} ({} to build it); {}/ answers 404 until then", dir,
                     HOW_TO_BUILD, BASE);
-        }
-    }
-
-    private static byte[] quoted(String name) {
-        try {
-            return Json.MAPPER.writeValueAsBytes(name);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
         }
     }
 

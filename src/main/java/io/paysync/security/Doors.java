@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.paysync.config.InvalidSettingsException;
-import io.paysync.observe.RefusedRequests;
 import io.paysync.security.AccessGate.Audience;
 import io.paysync.security.AccessGate.Door;
 import io.vertx.ext.auth.authentication.AuthenticationProvider;
@@ -110,10 +109,5 @@ public final class Doors {
     private static InvalidSettingsException refuse(String why) {
         return new InvalidSettingsException(List.of("Cannot guard the HTTP doors: " + why
                 + "; refusing to start with them open"));
-    }
-
-    /** A gate for these doors. */
-    public static AccessGate gate(Audiences audiences, List<Door> doors, RefusedRequests refused) {
-        return new AccessGate(audiences, doors, refused);
     }
 }

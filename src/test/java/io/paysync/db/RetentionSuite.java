@@ -194,20 +194,18 @@ public abstract class RetentionSuite {
     }
 
     private static void transitions(Connection c, String order, int daysAgo, int n) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO order_transitions (order_number, machine, "
-                + "from_status, to_status, cause, occurred_at) VALUES (?, 'payment', 'Pending', 'Paid', 'test', ?)")) {
-            for (int i = 0; i < n; i++) {
-                ps.setString(1, order);
-                ps.setObject(2, daysAgo(daysAgo));
-                ps.addBatch();
-            }
-            ps.executeBatch();
-        }
+        rows(c, "INSERT INTO order_transitions (order_number, machine, from_status, to_status, cause, occurred_at) "
+                + "VALUES (?, 'payment', 'Pending', 'Paid', 'test', ?)", order, daysAgo, n);
     }
 
     private static void anomalies(Connection c, String order, int daysAgo, int n) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("INSERT INTO anomalies (kind, order_number, detail, "
-                + "occurred_at) VALUES ('amount-mismatch', ?, 'test', ?)")) {
+        rows(c, "INSERT INTO anomalies (kind, order_number, detail, occurred_at) "
+                + "VALUES ('amount-mismatch', ?, 'test', ?)", order, daysAgo, n);
+    }
+
+    /** n rows of one insert whose two parameters are the order number and when it happened. */
+    private static void rows(Connection c, String insert, String order, int daysAgo, int n) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(insert)) {
             for (int i = 0; i < n; i++) {
                 ps.setString(1, order);
                 ps.setObject(2, daysAgo(daysAgo));

@@ -3,6 +3,7 @@ package io.paysync.security;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -10,6 +11,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -80,7 +82,7 @@ class ProdDoorsTest {
 
         @Test
         void should_refuse_anonymous_and_wrong_jolokia_callers_and_let_an_operator_in() throws Exception {
-            List<String> wrong = java.util.Arrays.asList(null, basic("operator", "wrong-token-0123456789"),
+            List<String> wrong = Arrays.asList(null, basic("operator", "wrong-token-0123456789"),
                     basic("admin", OPERATOR), "Bearer " + SHOP_NEW, basic("operator", SHOP_NEW), "Basic !!!");
             for (String authorization : wrong) {
                 HttpResponse<String> exec = post(management + "/observe/jolokia", STOP_SYNC, authorization);
@@ -178,7 +180,7 @@ class ProdDoorsTest {
         @Test
         void should_let_only_the_shops_tokens_reach_the_orders_api() throws Exception {
             String order = "{\"orderNumber\":\"D-1\",\"amount\":\"1.00\",\"currency\":\"EUR\"}";
-            for (String authorization : java.util.Arrays.asList(null, "Bearer wrong-token-0123456789",
+            for (String authorization : Arrays.asList(null, "Bearer wrong-token-0123456789",
                     "Bearer " + OPERATOR, basic("operator", OPERATOR), "Bearer", "Bearer " + SHOP_NEW + "x")) {
                 assertThat(post(api + "/api/orders", order, authorization).statusCode()).as("POST %s", authorization)
                         .isEqualTo(401);
@@ -195,7 +197,7 @@ class ProdDoorsTest {
 
         @Test
         void should_let_only_operators_reach_the_operator_api() throws Exception {
-            for (String authorization : java.util.Arrays.asList(null, "Bearer " + SHOP_NEW, "Bearer " + SHOP_OLD,
+            for (String authorization : Arrays.asList(null, "Bearer " + SHOP_NEW, "Bearer " + SHOP_OLD,
                     basic("operator", SHOP_NEW), "Bearer wrong-token-0123456789")) {
                 assertThat(get(api + "/api/admin/stats", authorization).statusCode()).as("%s", authorization)
                         .isEqualTo(401);
@@ -332,7 +334,7 @@ class ProdDoorsTest {
     static int freePortPair() throws IOException {
         for (int i = 0; i < 50; i++) {
             int port = PaysyncInstance.freePort();
-            try (var next = new java.net.ServerSocket(port + 1)) {
+            try (var next = new ServerSocket(port + 1)) {
                 return port;
             } catch (IOException taken) {
                 // try another

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,7 @@ public final class WorkerProcess implements AutoCloseable {
         if (!"prod".equals(env.get("CAMEL_MAIN_PROFILE"))) {
             return env;
         }
-        Map<String, String> withDefaults = new java.util.LinkedHashMap<>(env);
+        Map<String, String> withDefaults = new LinkedHashMap<>(env);
         withDefaults.putIfAbsent("PAYSYNC_API_TOKEN", PaysyncInstance.API_TOKEN);
         if (env.containsKey("CAMEL_SERVER_PORT")) {
             withDefaults.putIfAbsent("CAMEL_MANAGEMENT_PORT", env.get("CAMEL_SERVER_PORT"));
