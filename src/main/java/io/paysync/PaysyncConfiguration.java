@@ -10,6 +10,8 @@ import io.paysync.admin.OperatorConsole;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.db.RetentionPurge;
+import io.paysync.settlement.SettlementFiles;
+import io.paysync.settlement.SettlementRows;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.BusinessMetrics;
@@ -191,6 +193,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
                 syncSettings.workerId()));
         registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));
+        registry.bind("settlementFiles", SettlementFiles.from(settings, context, database, orders, clock,
+                syncSettings.workerId()));
+        registry.bind("settlementRows", new SettlementRows());
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
         // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.

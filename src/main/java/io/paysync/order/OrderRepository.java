@@ -16,6 +16,7 @@ import io.paysync.db.TransitionLog;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -33,11 +34,27 @@ public class OrderRepository {
     private final Clock clock;
 
     public OrderRepository(Database db, Clock clock) {
+        this(db, clock, db.transactions());
+    }
+
+    private OrderRepository(Database db, Clock clock, TransactionTemplate tx) {
         this.db = db;
         this.jdbc = db.jdbc();
-        this.tx = db.transactions();
+        this.tx = tx;
         this.history = new TransitionLog(db);
         this.clock = clock;
+    }
+
+    /**
+     * The same repository whose transitions, inside a caller's transaction, run under a savepoint: a transition the
+     * database refuses (a transaction id bound to another order) is undone alone, and the caller's transaction goes
+     * on (PostgreSQL otherwise aborts the whole transaction at the first failed statement). Outside a transaction
+     * each transition is its own, as in this repository.
+     */
+    public OrderRepository withSavepoints() {
+        TransactionTemplate nested = new TransactionTemplate(tx.getTransactionManager());
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        return new OrderRepository(db, clock, nested);
     }
 
     public Instant now() {

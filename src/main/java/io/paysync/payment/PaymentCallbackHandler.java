@@ -140,6 +140,17 @@ public class PaymentCallbackHandler implements Processor {
     }
 
     /**
+     * A row of a gateway settlement file, applied with exactly the checks and guarded transitions of a callback with
+     * the same fields; the history names the file and the line. Refusals are thrown as the callback's
+     * ({@link ApiException} with its code). The caller may hold a transaction open across many rows: give this
+     * handler an {@link OrderRepository#withSavepoints()} repository then.
+     */
+    public String settle(CallbackRequest row, String cause) {
+        return apply(row, new Source(null, new TransitionLog.Cause(cause, TransitionLog.GATEWAY, null, null, null, null,
+                null), cause + " says ", false), NOTHING);
+    }
+
+    /**
      * {@code routes/adapters/}: an event in another gateway's shape, authenticated by the adapter route (a verifier
      * bean such as {@link TimestampedHmacVerifier} marks the exchange) and mapped onto the canonical callback fields,
      * given as exchange properties {@code orderNumber}, {@code transactionId}, {@code amount}, {@code currency},

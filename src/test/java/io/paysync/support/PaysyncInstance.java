@@ -132,6 +132,24 @@ public final class PaysyncInstance implements AutoCloseable {
         }
     }
 
+    /** Inserts Pending orders {@code prefix0..} of 10.00 EUR, in batches (as many as a settlement benchmark needs). */
+    public void insertPendingOrders(String prefix, int count) throws SQLException {
+        try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
+                        + "created_at) VALUES (?, 10.00, 'EUR', 'Pending', 'Pending', 0, ?)")) {
+            java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+            for (int i = 0; i < count; i++) {
+                ps.setString(1, prefix + i);
+                ps.setObject(2, now);
+                ps.addBatch();
+                if (i % 10_000 == 9_999) {
+                    ps.executeBatch();
+                }
+            }
+            ps.executeBatch();
+        }
+    }
+
     /** One column of one order, as a string (null if absent). */
     public String column(String orderNumber, String column) throws SQLException {
         try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
