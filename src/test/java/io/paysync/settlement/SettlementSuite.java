@@ -81,8 +81,12 @@ public abstract class SettlementSuite {
     }
 
     static JsonNode awaitReport(Path inbox, String folder, String name) {
+        return awaitReport(inbox, folder, name, Duration.ofSeconds(60));
+    }
+
+    static JsonNode awaitReport(Path inbox, String folder, String name, Duration atMost) {
         Path report = inbox.resolve(folder).resolve(name + ".report.json");
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> Files.exists(report));
+        await().atMost(atMost).pollInterval(Duration.ofMillis(50)).until(() -> Files.exists(report));
         try {
             return PaysyncInstance.JSON.readTree(Files.readString(report));
         } catch (IOException e) {
