@@ -10,6 +10,7 @@ import io.paysync.admin.OperatorConsole;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.db.RetentionPurge;
+import io.paysync.db.TransitionLog;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
 import io.paysync.http.HttpResponder;
@@ -193,8 +194,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
                 syncSettings.workerId()));
         registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));
+        // The settlement claim's owner is this run of this instance: two runtimes never share it, even when two
+        // instances are given the same worker id, so a file one of them is applying is never resumed by the other.
         registry.bind("settlementFiles", SettlementFiles.from(settings, context, database, orders, clock,
-                syncSettings.workerId()));
+                TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
+                        + java.util.UUID.randomUUID().toString().substring(0, 8)));
         registry.bind("settlementRows", new SettlementRows());
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());

@@ -101,6 +101,63 @@ public class OrderRepository {
         });
     }
 
+    /** A payment transition asked for by one row of a batch: to Paid when {@code succeeded}, else to Failed. */
+    public record Mark(String orderNumber, String transactionId, BigDecimal amount, String currency,
+            boolean succeeded, TransitionLog.Cause cause) {
+    }
+
+    /**
+     * {@link #markPaid} and {@link #markFailed} for many orders, as two JDBC batches of the same guarded statements
+     * and one batch of history rows, in the caller's transaction: for a settlement file, whose rows would otherwise
+     * cost two round trips each. Returns, per mark, the orders moved (0 or 1); a 0 is for the caller to explain, as
+     * after the single statement. The marks must name distinct orders (within one batch, the successes run before
+     * the failures). A transaction id bound to another order fails the whole batch (the unique index); so does a
+     * driver that does not count the rows of each statement.
+     */
+    public int[] markAll(List<Mark> marks) {
+        Instant now = now();
+        int[] moved = new int[marks.size()];
+        List<Integer> paid = new java.util.ArrayList<>();
+        List<Integer> failed = new java.util.ArrayList<>();
+        for (int i = 0; i < marks.size(); i++) {
+            (marks.get(i).succeeded() ? paid : failed).add(i);
+        }
+        batch("mark-order-paid", marks, paid, moved, now);
+        batch("mark-order-failed", marks, failed, moved, now);
+        List<TransitionLog.Entry> entries = new java.util.ArrayList<>();
+        for (int i = 0; i < marks.size(); i++) {
+            if (moved[i] == 1) {
+                Mark m = marks.get(i);
+                entries.add(new TransitionLog.Entry(m.orderNumber(), "payment", PaymentStatus.Pending.name(),
+                        (m.succeeded() ? PaymentStatus.Paid : PaymentStatus.Failed).name(), m.cause(),
+                        "transaction " + m.transactionId()));
+            }
+        }
+        history.recordAll(entries, now);
+        return moved;
+    }
+
+    private void batch(String statement, List<Mark> marks, List<Integer> which, int[] moved, Instant now) {
+        if (which.isEmpty()) {
+            return;
+        }
+        MapSqlParameterSource[] params = which.stream().map(i -> {
+            Mark m = marks.get(i);
+            return new MapSqlParameterSource("orderNumber", m.orderNumber())
+                    .addValue("transactionId", m.transactionId())
+                    .addValue("currency", m.currency())
+                    .addValue("amount", m.amount())
+                    .addValue("now", Database.utc(now));
+        }).toArray(MapSqlParameterSource[]::new);
+        int[] rows = jdbc.batchUpdate(db.sql(statement), params);
+        for (int k = 0; k < rows.length; k++) {
+            if (rows[k] != 0 && rows[k] != 1) {
+                throw new IllegalStateException("The driver did not count the rows of " + statement + " in a batch");
+            }
+            moved[which.get(k)] = rows[k];
+        }
+    }
+
     /** Pending -> Failed and its history row, in one transaction, guarded as {@link #markPaid}. */
     public int markFailed(String orderNumber, String transactionId, BigDecimal amount, String currency,
             TransitionLog.Cause cause, Runnable alsoOnMove) {

@@ -86,6 +86,7 @@ public class SettlementFiles {
     private final Database db;
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate tx;
+    private final OrderRepository orders;
     private final PaymentCallbackHandler rows;
     private final PaymentCallbackHandler rowsWithSavepoints;
     private final Clock clock;
@@ -111,6 +112,7 @@ public class SettlementFiles {
         this.db = db;
         this.jdbc = db.jdbc();
         this.tx = db.transactions();
+        this.orders = orders;
         this.rows = new PaymentCallbackHandler(null, orders, null);
         this.rowsWithSavepoints = new PaymentCallbackHandler(null, orders.withSavepoints(), null);
         this.clock = clock;
@@ -263,7 +265,11 @@ public class SettlementFiles {
         }
         SettlementReport before = run.report.copy();
         try {
-            apply(run, todo, rows);
+            if (todo.stream().map(SettlementRow::orderNumber).distinct().count() == todo.size()) {
+                applyBatched(run, todo);
+            } else {
+                apply(run, todo, rows);
+            }
         } catch (LostClaim e) {
             throw e;
         } catch (RuntimeException e) {
@@ -291,27 +297,75 @@ public class SettlementFiles {
             if (status.isRollbackOnly()) {
                 throw new IllegalStateException("a transition of the batch was refused");
             }
-            Instant now = clock.instant();
-            int kept = jdbc.update(db.sql("checkpoint-settlement-file"), new MapSqlParameterSource()
-                    .addValue("id", run.id).addValue("owner", owner)
-                    .addValue("rowsDone", todo.get(todo.size() - 1).index())
-                    .addValue("report", run.report.toJson())
-                    .addValue("leaseUntil", Database.utc(now.plus(lease))));
-            if (kept != 1) {
-                throw new LostClaim(run.fileName);
-            }
+            checkpoint(run, todo);
         });
     }
 
-    /** The row's outcome (null once it is counted as malformed), applied through the callback's own handling. */
-    private String outcome(Run run, SettlementRow row, PaymentCallbackHandler handler) {
+    /**
+     * The batch's rows in one transaction with the same guarded statements, each kind sent as one JDBC batch
+     * ({@link OrderRepository#markAll}); rows that moved nothing are then explained one by one by the callback's
+     * handling, as a callback that moved nothing is. Used when the batch names each order once, so that the order of
+     * its rows cannot matter.
+     */
+    private void applyBatched(Run run, List<SettlementRow> todo) {
+        tx.executeWithoutResult(status -> {
+            List<OrderRepository.Mark> marks = new ArrayList<>();
+            List<Parsed> parsed = new ArrayList<>();
+            for (SettlementRow row : todo) {
+                Parsed p = parse(run, row);
+                if (p.outcome() != null) {
+                    run.report.count(p.outcome());
+                } else if (p.request() != null) {
+                    parsed.add(p);
+                    CallbackRequest r = p.request();
+                    marks.add(new OrderRepository.Mark(r.orderNumber(), r.transactionId(), r.amount(), r.currency(),
+                            r.succeeded(), new io.paysync.db.TransitionLog.Cause(p.cause(),
+                                    io.paysync.db.TransitionLog.GATEWAY, null, null, null, null, null)));
+                }
+            }
+            int[] moved = orders.markAll(marks);
+            for (int i = 0; i < parsed.size(); i++) {
+                Parsed p = parsed.get(i);
+                String outcome = moved[i] == 1 ? (p.request().succeeded() ? "paid" : "failed")
+                        : settle(run, p.row(), p.request(), p.cause(), rows);
+                if (outcome != null) {
+                    run.report.count(outcome);
+                }
+            }
+            if (status.isRollbackOnly()) {
+                throw new IllegalStateException("a transition of the batch was refused");
+            }
+            checkpoint(run, todo);
+        });
+    }
+
+    private void checkpoint(Run run, List<SettlementRow> todo) {
+        Instant now = clock.instant();
+        int kept = jdbc.update(db.sql("checkpoint-settlement-file"), new MapSqlParameterSource()
+                .addValue("id", run.id).addValue("owner", owner)
+                .addValue("rowsDone", todo.get(todo.size() - 1).index())
+                .addValue("report", run.report.toJson())
+                .addValue("leaseUntil", Database.utc(now.plus(lease))));
+        if (kept != 1) {
+            throw new LostClaim(run.fileName);
+        }
+    }
+
+    /**
+     * A row read: its outcome when that needs no database (pending), or the request and the history's cause; a
+     * malformed row is counted here and has neither.
+     */
+    private record Parsed(SettlementRow row, String outcome, CallbackRequest request, String cause) {
+    }
+
+    private Parsed parse(Run run, SettlementRow row) {
         try {
             if (row.problem() != null) {
                 throw ApiException.malformed(row.problem());
             }
             String status = row.status() == null ? "" : row.status().strip();
             if (status.equals("pending")) {
-                return "pending";
+                return new Parsed(row, "pending", null, null);
             }
             if (!FINAL_STATUSES.contains(status)) {
                 throw ApiException.malformed("status must be succeeded, failed or pending");
@@ -323,9 +377,24 @@ public class SettlementFiles {
             fields.put("amount", blankToNull(row.amount()));
             fields.put("currency", blankToNull(row.currency()));
             fields.put("status", status);
-            CallbackRequest request = CallbackRequest.parse(fields);
             String cause = "settlement file " + run.fileName + " line " + row.line()
                     + (settled == null ? "" : " (settled " + settled + ")");
+            return new Parsed(row, null, CallbackRequest.parse(fields), cause);
+        } catch (ApiException e) {
+            run.report.malformed(row.line(), e.getMessage());
+            return new Parsed(row, null, null, null);
+        }
+    }
+
+    /** The row's outcome (null once it is counted as malformed), applied through the callback's own handling. */
+    private String outcome(Run run, SettlementRow row, PaymentCallbackHandler handler) {
+        Parsed p = parse(run, row);
+        return p.request() == null ? p.outcome() : settle(run, row, p.request(), p.cause(), handler);
+    }
+
+    private static String settle(Run run, SettlementRow row, CallbackRequest request, String cause,
+            PaymentCallbackHandler handler) {
+        try {
             return switch (handler.settle(request, cause)) {
                 case PaymentCallbackHandler.OUTCOME_PAID -> "paid";
                 case PaymentCallbackHandler.OUTCOME_FAILED -> "failed";
@@ -333,10 +402,6 @@ public class SettlementFiles {
             };
         } catch (ApiException e) {
             return switch (e.code()) {
-                case "malformed-request" -> {
-                    run.report.malformed(row.line(), e.getMessage());
-                    yield null;
-                }
                 case "order-not-pending" -> "already-final";
                 case "unknown-order", "amount-mismatch", "transaction-conflict" -> e.code();
                 default -> throw e;

@@ -177,6 +177,30 @@ public abstract class SettlementSuite {
     }
 
     @Test
+    void should_apply_the_rest_of_a_batch_when_one_row_is_refused_by_the_transaction_index() throws Exception {
+        PaysyncInstance app = app();
+        for (String order : List.of("C-TAKEN", "C-1", "C-2", "C-3", "C-4")) {
+            app.createOrder(order, "10.00", "EUR");
+        }
+        assertThat(app.callback("C-TAKEN", "gw_taken", "10.00", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        // Each order once: the rows go to the database as one batch, which the unique index refuses whole.
+        drop("conflict.csv", HEADER
+                + "C-1,gw_c1,10.00,EUR,succeeded\n"
+                + "C-2,gw_taken,10.00,EUR,succeeded\n"
+                + "C-3,gw_c3,10.00,EUR,failed\n"
+                + "C-4,gw_c4,10.00,EUR,succeeded\n");
+
+        assertThat(counts(awaitReport(".done", "conflict.csv")))
+                .isEqualTo(expected("paid", 2, "failed", 1, "transaction-conflict", 1));
+        assertThat(app.column("C-1", "payment_status")).isEqualTo("Paid");
+        assertThat(app.column("C-2", "payment_status")).isEqualTo("Pending");
+        assertThat(app.column("C-3", "payment_status")).isEqualTo("Failed");
+        assertThat(app.column("C-4", "payment_status")).isEqualTo("Paid");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'")).isEqualTo(4);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'transaction-conflict'")).isEqualTo(1);
+    }
+
+    @Test
     void should_read_columns_by_name_in_any_order_with_quoted_fields() throws Exception {
         PaysyncInstance app = app();
         app.createOrder("Q-1", "1234.50", "EUR");
