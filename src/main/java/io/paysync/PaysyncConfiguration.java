@@ -198,7 +198,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // instances are given the same worker id, so a file one of them is applying is never resumed by the other.
         registry.bind("settlementFiles", SettlementFiles.from(settings, context, database, orders, clock,
                 TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
-                        + java.util.UUID.randomUUID().toString().substring(0, 8)));
+                        + java.util.UUID.randomUUID().toString().substring(0, 8),
+                Observability.meterRegistry(context)));
         registry.bind("settlementRows", new SettlementRows());
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());

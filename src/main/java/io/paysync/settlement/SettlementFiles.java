@@ -28,6 +28,8 @@ import java.util.Map;
 import java.util.Set;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
@@ -93,6 +95,7 @@ public class SettlementFiles {
     private final String owner;
     private final Duration lease;
     private final int batchSize;
+    private final MeterRegistry metrics;
 
     /** A file being taken, applied and filed, on the route's one consumer thread. */
     static final class Run {
@@ -106,8 +109,9 @@ public class SettlementFiles {
     }
 
     public SettlementFiles(Path inbox, Database db, OrderRepository orders, Clock clock, String owner,
-            Duration lease, int batchSize) {
+            Duration lease, int batchSize, MeterRegistry metrics) {
         this.inbox = inbox;
+        this.metrics = metrics;
         this.batchSize = batchSize;
         this.db = db;
         this.jdbc = db.jdbc();
@@ -125,7 +129,7 @@ public class SettlementFiles {
      * readable and writable, and the route is created; without it, there is no route.
      */
     public static SettlementFiles from(Settings settings, CamelContext context, Database db, OrderRepository orders,
-            Clock clock, String owner) {
+            Clock clock, String owner, MeterRegistry metrics) {
         int leaseSeconds = settings.getInt("paysync.settlement.lease-seconds", 120, 5, 86_400);
         int batchSize = settings.getInt("paysync.settlement.batch-size", 500, 1, 10_000);
         settings.getInt("paysync.settlement.poll-ms", 5000, 100, 86_400_000);
@@ -147,7 +151,8 @@ public class SettlementFiles {
             context.getPropertiesComponent().addOverrideProperty(INBOX, inbox.toString());
         }
         context.getPropertiesComponent().addOverrideProperty(ENABLED, String.valueOf(inbox != null));
-        return new SettlementFiles(inbox, db, orders, clock, owner, Duration.ofSeconds(leaseSeconds), batchSize);
+        return new SettlementFiles(inbox, db, orders, clock, owner, Duration.ofSeconds(leaseSeconds), batchSize,
+                metrics);
     }
 
     /**
@@ -284,6 +289,18 @@ public class SettlementFiles {
             }
         }
         run.rowsDone = todo.get(todo.size() - 1).index();
+        for (String outcome : SettlementReport.OUTCOMES) {
+            long added = run.report.counts.get(outcome) - before.counts.get(outcome);
+            if (added > 0) {
+                rowsCounter(outcome).increment(added);
+            }
+        }
+    }
+
+    private Counter rowsCounter(String outcome) {
+        return Counter.builder("paysync.settlement.rows").description(
+                "Settlement file rows applied, by outcome (the outcomes of the files' reports)")
+                .tag("outcome", outcome).register(metrics);
     }
 
     private void apply(Run run, List<SettlementRow> todo, PaymentCallbackHandler handler) {
@@ -454,6 +471,9 @@ public class SettlementFiles {
             throw new LostClaim(run.fileName);
         }
         run.state = state;
+        Counter.builder("paysync.settlement.files").description(
+                "Settlement files finished: Done (applied) or Failed (refused whole, in .failed/)")
+                .tag("state", state).register(metrics).increment();
     }
 
     /**

@@ -174,6 +174,10 @@ public abstract class SettlementSuite {
                 + "'S-CONFLICT' AND detail LIKE 'transaction gw_already%'")).isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending' AND order_number = "
                 + "'S-EXPIRED'")).isEqualTo(1);
+        String metrics = app.get("/observe/metrics").body();
+        assertThat(metrics).contains("paysync_settlement_rows_total{outcome=\"paid\"} 1.0",
+                "paysync_settlement_rows_total{outcome=\"malformed\"} 3.0",
+                "paysync_settlement_files_total{state=\"Done\"} 1.0");
     }
 
     @Test
@@ -236,6 +240,7 @@ public abstract class SettlementSuite {
         assertThat(report.get("rows").asLong()).isZero();
         assertThat(Files.exists(inbox.resolve(".failed/no-amount.csv"))).isTrue();
         assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.get("/observe/metrics").body()).contains("paysync_settlement_files_total{state=\"Failed\"} 1.0");
     }
 
     @Test
