@@ -11,6 +11,7 @@ import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.db.RetentionPurge;
 import io.paysync.db.TransitionLog;
+import io.paysync.settlement.SettlementAdapters;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
 import io.paysync.http.HttpResponder;
@@ -201,6 +202,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         + java.util.UUID.randomUUID().toString().substring(0, 8),
                 Observability.meterRegistry(context)));
         registry.bind("settlementRows", new SettlementRows());
+        // routes/adapters/stripe-settlement.camel.yaml: its folder, checked once the canonical inbox is known.
+        SettlementAdapters.configure(settings, context);
         registry.bind("thirdPartySimulator", new ThirdPartySimulator());
         registry.bind("httpResponder", new HttpResponder());
         // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.

@@ -2,6 +2,7 @@ package io.paysync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,19 +17,23 @@ import org.apache.camel.model.ProcessorDefinition;
 import org.apache.camel.model.RouteConfigurationDefinition;
 import org.apache.camel.model.RouteDefinition;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Every step of every route, the gateway adapters' and the dev simulators' included, carries an id of its own: it is
- * what an operator reads in Hawtio's route diagram, in its statistics and in the metrics' labels, where Camel's
- * generated names (bean45, to4, choice1) say nothing.
+ * Every step of every route, the gateway adapters' and the dev simulators' included (the optional ones switched on
+ * here), carries an id of its own: it is what an operator reads in Hawtio's route diagram, in its statistics and in
+ * the metrics' labels, where Camel's generated names (bean45, to4, choice1) say nothing.
  */
 class RouteIdsTest {
 
     @Test
-    void should_name_every_step_of_every_route() throws Exception {
+    void should_name_every_step_of_every_route(@TempDir Path settlementInbox, @TempDir Path stripeReports)
+            throws Exception {
         try (TestDatabase db = TestDatabase.h2();
                 PaysyncInstance app = PaysyncInstance.start(db, Map.of("paysync.adapters.stripe.enabled", "true",
-                        "paysync.adapters.stripe.webhook-secret", PaysyncInstance.SECRET))) {
+                        "paysync.adapters.stripe.webhook-secret", PaysyncInstance.SECRET,
+                        "paysync.settlement.inbox", settlementInbox.toString(),
+                        "paysync.adapters.stripe-settlement.inbox", stripeReports.toString()))) {
             Model model = app.camelContext().getCamelContextExtension().getContextPlugin(Model.class);
             List<String> unnamed = new ArrayList<>();
             for (RouteDefinition route : model.getRouteDefinitions()) {
@@ -48,7 +53,7 @@ class RouteIdsTest {
             }
             assertThat(model.getRouteDefinitions()).extracting(RouteDefinition::getRouteId)
                     .contains("paid-order-sync", "third-party-call", "third-party-create-request", "stripe-adapter",
-                            "third-party-simulator");
+                            "third-party-simulator", "payment-settlement", "stripe-settlement-adapter");
             assertThat(unnamed).as("steps without an id").isEmpty();
         }
     }

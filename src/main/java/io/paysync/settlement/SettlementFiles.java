@@ -137,22 +137,31 @@ public class SettlementFiles {
         String configured = settings.getOrDefault(INBOX, "").strip();
         Path inbox = null;
         if (!configured.isEmpty()) {
-            inbox = Path.of(configured).toAbsolutePath().normalize();
-            try {
-                Files.createDirectories(inbox);
-            } catch (IOException e) {
-                throw new InvalidSettingsException(List.of(INBOX + " (" + inbox + ") is not a folder Paysync can "
-                        + "create: " + e.getMessage()));
-            }
-            if (!Files.isReadable(inbox) || !Files.isWritable(inbox)) {
-                throw new InvalidSettingsException(List.of(INBOX + " (" + inbox + ") must be readable and writable: "
-                        + "finished files move to its .done/ and .failed/ folders"));
-            }
+            inbox = folder(INBOX, configured, "finished files move to its .done/ and .failed/ folders");
             context.getPropertiesComponent().addOverrideProperty(INBOX, inbox.toString());
         }
         context.getPropertiesComponent().addOverrideProperty(ENABLED, String.valueOf(inbox != null));
         return new SettlementFiles(inbox, db, orders, clock, owner, Duration.ofSeconds(leaseSeconds), batchSize,
                 metrics);
+    }
+
+    /**
+     * The folder a setting names, made absolute, created if missing, and readable and writable (why: what is moved or
+     * written there); else the start is refused naming the setting.
+     */
+    static Path folder(String setting, String configured, String why) {
+        Path folder = Path.of(configured).toAbsolutePath().normalize();
+        try {
+            Files.createDirectories(folder);
+        } catch (IOException e) {
+            throw new InvalidSettingsException(List.of(setting + " (" + folder + ") is not a folder Paysync can "
+                    + "create: " + e.getMessage()));
+        }
+        if (!Files.isReadable(folder) || !Files.isWritable(folder)) {
+            throw new InvalidSettingsException(List.of(setting + " (" + folder + ") must be readable and writable: "
+                    + why));
+        }
+        return folder;
     }
 
     /**

@@ -1,0 +1,77 @@
+package io.paysync.settlement;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import org.apache.camel.CamelContext;
+
+/**
+ * The settings of the routes in {@code routes/adapters/} that turn a gateway's own settlement report into the
+ * canonical settlement format ({@code routes/adapters/stripe-settlement.camel.yaml}). The mapping is the route's; this
+ * only checks the folders and the metadata key before anything starts, and tells the route whether to exist through
+ * {@code <prefix>.enabled}, as {@link SettlementFiles#from} does for the canonical route.
+ */
+public final class SettlementAdapters {
+
+    public static final String STRIPE = "paysync.adapters.stripe-settlement";
+
+    /**
+     * A metadata key the route can put in a column name and a Simple literal: Stripe allows anything but square
+     * brackets; this keeps to what order-number keys are made of.
+     */
+    private static final Pattern METADATA_KEY = Pattern.compile("[A-Za-z0-9_.:-]{1,40}");
+
+    private SettlementAdapters() {
+    }
+
+    /** After {@link SettlementFiles#from}, which has made {@code paysync.settlement.inbox} absolute. */
+    public static void configure(Settings settings, CamelContext context) {
+        // Given to the route even where no properties file sets them.
+        context.getPropertiesComponent().addOverrideProperty(STRIPE + ".poll-ms",
+                String.valueOf(settings.getInt(STRIPE + ".poll-ms", 5000, 100, 86_400_000)));
+        context.getPropertiesComponent().addOverrideProperty(STRIPE + ".stable-ms",
+                String.valueOf(settings.getInt(STRIPE + ".stable-ms", 1000, 100, 600_000)));
+        String key = settings.getOrDefault(STRIPE + ".order-number-key", "order_number");
+        if (!METADATA_KEY.matcher(key).matches()) {
+            throw new InvalidSettingsException(List.of(STRIPE + ".order-number-key must be 1 to 40 letters, digits, "
+                    + "'_', '.', ':' or '-' (is '" + key + "')"));
+        }
+        context.getPropertiesComponent().addOverrideProperty(STRIPE + ".order-number-key", key);
+        inbox(settings, context, STRIPE);
+    }
+
+    /**
+     * {@code <prefix>.inbox}: unset, the adapter's route is not created. Set, it must be a folder of its own (the
+     * canonical route would otherwise take the gateway's report for a canonical file and refuse it), and the canonical
+     * inbox it writes into must be set too.
+     */
+    static boolean inbox(Settings settings, CamelContext context, String prefix) {
+        String setting = prefix + ".inbox";
+        String configured = settings.getOrDefault(setting, "").strip();
+        boolean enabled = !configured.isEmpty();
+        if (enabled) {
+            String canonical = settings.get(SettlementFiles.INBOX).orElse(null);
+            if (canonical == null) {
+                throw new InvalidSettingsException(List.of(setting + " is set but " + SettlementFiles.INBOX
+                        + " is not: the adapter writes the files it converts into that folder"));
+            }
+            if (canonical.contains("'")) {
+                throw new InvalidSettingsException(List.of(SettlementFiles.INBOX + " (" + canonical + ") must not "
+                        + "contain ' while " + setting + " is set: the adapter's route quotes that path"));
+            }
+            Path inbox = SettlementFiles.folder(setting, configured,
+                    "converted reports move to its .done/ and .failed/ folders");
+            if (inbox.equals(Path.of(canonical))) {
+                throw new InvalidSettingsException(List.of(setting + " must be another folder than "
+                        + SettlementFiles.INBOX + " (" + inbox + "): the gateway's reports are not in the canonical "
+                        + "format"));
+            }
+            context.getPropertiesComponent().addOverrideProperty(setting, inbox.toString());
+        }
+        context.getPropertiesComponent().addOverrideProperty(prefix + ".enabled", String.valueOf(enabled));
+        return enabled;
+    }
+}
