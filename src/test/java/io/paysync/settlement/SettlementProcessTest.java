@@ -34,7 +34,7 @@ class SettlementProcessTest {
     @TempDir
     Path inbox;
 
-    private Map<String, String> settlement(int batchSize) {
+    static Map<String, String> settlement(Path inbox, int batchSize) {
         Map<String, String> props = new HashMap<>();
         props.put("paysync.settlement.inbox", inbox.toString());
         props.put("paysync.settlement.poll-ms", "100");
@@ -47,7 +47,7 @@ class SettlementProcessTest {
     }
 
     /** A file of {@code rows} successes for orders {@code prefix0..}, renamed into the inbox. */
-    private void dropSuccesses(String name, String prefix, int rows) throws IOException {
+    static void dropSuccesses(Path inbox, String name, String prefix, int rows) throws IOException {
         Path part = inbox.resolve("." + name + ".part");
         try (BufferedWriter w = Files.newBufferedWriter(part, StandardCharsets.UTF_8)) {
             w.write(SettlementSuite.HEADER);
@@ -60,14 +60,21 @@ class SettlementProcessTest {
 
     @Test
     void should_apply_a_file_fully_and_once_after_its_instance_is_killed_half_way() throws Exception {
-        int rows = 40_000;
         try (TestDatabase db = TestDatabase.postgres()) {
-            PaysyncInstance seeder = PaysyncInstance.start(db);
+            killedHalfWay(db, workDir, inbox);
+        }
+    }
+
+    /** Kills a process half-way through a file on {@code db}, then has another instance finish it. */
+    static void killedHalfWay(TestDatabase db, Path workDir, Path inbox) throws Exception {
+        int rows = 40_000;
+        {
+            PaysyncInstance seeder = PaysyncInstance.start(db, Map.of("paysync.sync.enabled", "false"));
             seeder.insertPendingOrders("K-", rows);
-            dropSuccesses("crash.csv", "K-", rows);
+            dropSuccesses(inbox, "crash.csv", "K-", rows);
 
             Map<String, String> env = WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), "http://127.0.0.1:9/unused");
-            WorkerProcess victim = WorkerProcess.start(workDir, env, settlement(200));
+            WorkerProcess victim = WorkerProcess.start(workDir, env, settlement(inbox, 200));
             try {
                 await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(20)).until(() -> seeder.count(
                         "SELECT COUNT(*) FROM settlement_files WHERE state = 'Applying' AND rows_done >= 2000") == 1);
@@ -81,7 +88,7 @@ class SettlementProcessTest {
             assertThat(seeder.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(committed);
             assertThat(Files.exists(inbox.resolve("crash.csv"))).as("the file stays in the inbox").isTrue();
 
-            PaysyncInstance survivor = PaysyncInstance.start(db, settlement(500));
+            PaysyncInstance survivor = PaysyncInstance.start(db, settlement(inbox, 500));
             try {
                 JsonNode report = SettlementSuite.awaitReport(inbox, ".done", "crash.csv");
                 assertThat(SettlementSuite.counts(report)).isEqualTo(SettlementSuite.expected("paid", rows));
@@ -105,11 +112,11 @@ class SettlementProcessTest {
         try (TestDatabase db = TestDatabase.postgres()) {
             PaysyncInstance seeder = PaysyncInstance.start(db);
             seeder.insertPendingOrders("M-", rows);
-            dropSuccesses("large.csv", "M-", rows);
+            dropSuccesses(inbox, "large.csv", "M-", rows);
             Map<String, String> env = new HashMap<>(
                     WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), "http://127.0.0.1:9/unused"));
             env.put("JAVA_TOOL_OPTIONS", "-Xmx64m -XX:+ExitOnOutOfMemoryError");
-            try (WorkerProcess worker = WorkerProcess.start(workDir, env, settlement(500))) {
+            try (WorkerProcess worker = WorkerProcess.start(workDir, env, settlement(inbox, 500))) {
                 JsonNode report;
                 try {
                     report = SettlementSuite.awaitReport(inbox, ".done", "large.csv", Duration.ofMinutes(4));

@@ -49,6 +49,14 @@ public abstract class TestDatabase implements AutoCloseable {
     }
 
     /**
+     * An H2 database in a file under {@code folder}, for tests that run Paysync in a process of their own on it (one
+     * process at a time has the file open).
+     */
+    public static TestDatabase h2File(java.nio.file.Path folder) {
+        return new Fixed("jdbc:h2:file:" + folder.resolve("paysync").toAbsolutePath(), "sa", H2_PASSWORD);
+    }
+
+    /**
      * A new, empty PostgreSQL database. With {@code -Dpaysync.test.postgres=required} (as in CI) an unreachable server
      * fails the suite; otherwise it is skipped with a message saying so.
      */
