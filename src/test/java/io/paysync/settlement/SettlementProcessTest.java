@@ -65,9 +65,9 @@ class SettlementProcessTest {
         }
     }
 
-    /** Kills a process half-way through a file on {@code db}, then has another instance finish it. */
+    /** Kills a process half-way through a file on {@code db}, while another instance that will finish it runs. */
     static void killedHalfWay(TestDatabase db, Path workDir, Path inbox) throws Exception {
-        int rows = 40_000;
+        int rows = 150_000;
         {
             PaysyncInstance seeder = PaysyncInstance.start(db, Map.of("paysync.sync.enabled", "false"));
             seeder.insertPendingOrders("K-", rows);
@@ -81,6 +81,14 @@ class SettlementProcessTest {
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
             }
+            // The database's claim keeps instances apart, not a marker file beside it: a marker left by the dead
+            // instance would keep a running one from taking the file over until it restarted.
+            try (var files = Files.list(inbox)) {
+                assertThat(files.map(p -> p.getFileName().toString())).containsExactly("crash.csv");
+            }
+            // Another instance shares the folder and the database, running before the first one dies: it leaves the
+            // file alone while the lease runs, and takes it over once it has run out.
+            PaysyncInstance survivor = PaysyncInstance.start(db, settlement(inbox, 500));
             victim.kill();
             long committed = seeder.count("SELECT rows_done FROM settlement_files WHERE file_name = 'crash.csv'");
             assertThat(committed).as("killed half-way").isLessThan(rows);
@@ -88,7 +96,6 @@ class SettlementProcessTest {
             assertThat(seeder.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(committed);
             assertThat(Files.exists(inbox.resolve("crash.csv"))).as("the file stays in the inbox").isTrue();
 
-            PaysyncInstance survivor = PaysyncInstance.start(db, settlement(inbox, 500));
             try {
                 JsonNode report = SettlementSuite.awaitReport(inbox, ".done", "crash.csv");
                 assertThat(SettlementSuite.counts(report)).isEqualTo(SettlementSuite.expected("paid", rows));
