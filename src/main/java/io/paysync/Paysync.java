@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 
+import io.paysync.config.StartupFailure;
 import io.paysync.payment.CallbackSigner;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
@@ -42,7 +43,12 @@ public final class Paysync {
         if (args.length == 1 && "train".equals(args[0])) {
             System.exit(CdsTraining.run());
         }
-        int status = create().run(args);
+        int status;
+        try {
+            status = create().run(args);
+        } catch (Exception | LinkageError e) {
+            status = StartupFailure.report(e);
+        }
         System.exit(status);
     }
 

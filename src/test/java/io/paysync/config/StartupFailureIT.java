@@ -1,0 +1,126 @@
+package io.paysync.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.WorkerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Each way a start is refused, as an operator meets it: the built jar started with {@code java -jar} in an
+ * installation folder, exiting non-zero with one message that says what is wrong and what to do, and no stack trace
+ * unless Paysync's logging is at DEBUG.
+ */
+class StartupFailureIT {
+
+    @TempDir
+    Path install;
+
+    /** An installation folder with the project's routes/, as the Docker image and the README's layout have it. */
+    private void withRoutes() throws IOException {
+        Path from = Path.of("routes").toAbsolutePath();
+        try (Stream<Path> files = Files.walk(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Path to = install.resolve("routes").resolve(from.relativize(f).toString());
+                if (Files.isDirectory(f)) {
+                    Files.createDirectories(to);
+                } else {
+                    Files.copy(f, to);
+                }
+            }
+        }
+    }
+
+    private static Map<String, String> prod() throws IOException {
+        Map<String, String> env = new HashMap<>();
+        env.put("CAMEL_MAIN_PROFILE", "prod");
+        env.put("CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()));
+        return env;
+    }
+
+    /** A prod environment with every required setting, on a database that is given by the caller. */
+    private static Map<String, String> complete(String dbUrl) throws IOException {
+        Map<String, String> env = prod();
+        env.put("PAYSYNC_DB_URL", dbUrl);
+        env.put("PAYSYNC_DB_USERNAME", "sa");
+        env.put("PAYSYNC_DB_PASSWORD", "startup-test-password");
+        env.put("PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET);
+        env.put("PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN);
+        env.put("PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/unused");
+        return env;
+    }
+
+    /** Starts the jar, waits for it to give up, and returns what it printed; it must have exited 1. */
+    private String refused(Map<String, String> env) throws Exception {
+        WorkerProcess paysync = WorkerProcess.startJar(install, Path.of("target", "paysync.jar"), env);
+        int status = paysync.waitFor(90);
+        String output = paysync.output();
+        assertThat(status).as(output).isEqualTo(1);
+        return output;
+    }
+
+    private static void oneMessage(String output, String... saying) {
+        assertThat(output).contains(saying);
+        assertThat(output.lines().filter(l -> l.contains("ERROR") && l.contains("StartupFailure")))
+                .as(output).hasSize(1);
+        assertThat(output.lines().filter(l -> l.startsWith("\tat ") || l.startsWith("Caused by:")))
+                .as("no stack trace:\n" + output).isEmpty();
+        assertThat(output).doesNotContain("Exception in thread");
+    }
+
+    @Test
+    void should_say_where_the_routes_folder_is_missing() throws Exception {
+        String output = refused(new HashMap<>());
+        oneMessage(output, "there is no routes/ folder in " + install.toRealPath(),
+                "Start it from its installation folder");
+    }
+
+    @Test
+    void should_list_every_missing_setting() throws Exception {
+        withRoutes();
+        String output = refused(prod());
+        oneMessage(output, "Paysync cannot start:", "paysync.db.url is not set", "PAYSYNC_DB_URL",
+                "paysync.gateway.webhook-secret is not set");
+    }
+
+    @Test
+    void should_name_an_invalid_setting() throws Exception {
+        withRoutes();
+        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
+        env.put("PAYSYNC_SETTLEMENT_BATCH_SIZE", "0");
+        oneMessage(refused(env), "paysync.settlement.batch-size");
+    }
+
+    @Test
+    void should_refuse_a_jolokia_policy_it_cannot_read() throws Exception {
+        withRoutes();
+        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
+        env.put("PAYSYNC_JOLOKIA_POLICY_LOCATION", "file:" + install.resolve("no-such-policy.xml"));
+        oneMessage(refused(env), "no-such-policy.xml");
+    }
+
+    @Test
+    void should_say_the_database_does_not_answer() throws Exception {
+        withRoutes();
+        String output = refused(complete("jdbc:postgresql://127.0.0.1:1/paysync"));
+        oneMessage(output, "the database does not answer", "127.0.0.1:1", "paysync.db.url");
+    }
+
+    @Test
+    void should_add_the_stack_trace_at_debug() throws Exception {
+        withRoutes();
+        Map<String, String> env = complete("jdbc:postgresql://127.0.0.1:1/paysync");
+        env.put("PAYSYNC_LOG_LEVEL", "DEBUG");
+        String output = refused(env);
+        assertThat(output).contains("the database does not answer");
+        assertThat(output.lines().filter(l -> l.startsWith("\tat "))).isNotEmpty();
+    }
+}
