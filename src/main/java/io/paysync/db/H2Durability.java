@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * What an H2 URL means for invariant I6 (no acknowledged write lost when the process is killed).
@@ -46,16 +45,6 @@ final class H2Durability {
             result += ";DB_CLOSE_ON_EXIT=FALSE";
         }
         return result;
-    }
-
-    /** The {@code WRITE_DELAY} the URL sets, if it sets one it can be read as a number. */
-    static OptionalInt writeDelay(String url) {
-        try {
-            return setting(url, "WRITE_DELAY").map(v -> OptionalInt.of(Integer.parseInt(v)))
-                    .orElse(OptionalInt.empty());
-        } catch (NumberFormatException e) {
-            return OptionalInt.empty(); // H2 itself refuses the URL, naming the setting
-        }
     }
 
     /** The value of a {@code ;KEY=value} setting of the URL (keys in any case), if it has it. */

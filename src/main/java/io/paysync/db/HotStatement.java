@@ -54,16 +54,6 @@ public final class HotStatement {
         this.translator = translator;
     }
 
-    /** The statement as JDBC runs it, with {@code ?} for each parameter. */
-    public String jdbcSql() {
-        return jdbcSql;
-    }
-
-    /** The parameter names in the order of the {@code ?} (a name used twice appears twice). */
-    public List<String> parameterNames() {
-        return names;
-    }
-
     /** The values by name: {@code n0, v0, n1, v1, ...}; every parameter of the statement must be given. */
     public int update(Object... namesAndValues) {
         Connection connection = DataSourceUtils.getConnection(dataSource);

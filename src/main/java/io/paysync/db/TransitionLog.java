@@ -28,11 +28,6 @@ public final class TransitionLog {
     public record Cause(String text, String actor, String webhookId, String claimToken, String workerId, String error,
             String fingerprint) {
 
-        /** Free text only, for callers that know no more. */
-        public static Cause text(String text) {
-            return new Cause(text, null, null, null, null, null, null);
-        }
-
         /** A gateway callback, identified by its {@code webhook-id}. */
         public static Cause callback(String webhookId) {
             return new Cause("callback " + webhookId, GATEWAY, webhookId, null, null, null, null);
@@ -60,10 +55,6 @@ public final class TransitionLog {
     }
 
     public record Entry(String orderNumber, String machine, String from, String to, Cause cause, String detail) {
-
-        public Entry(String orderNumber, String machine, String from, String to, String cause, String detail) {
-            this(orderNumber, machine, from, to, Cause.text(cause), detail);
-        }
     }
 
     private final Database db;

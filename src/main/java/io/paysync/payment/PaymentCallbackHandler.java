@@ -54,10 +54,6 @@ public class PaymentCallbackHandler implements Processor {
     private final OrderRepository orders;
     private final CallbackLog callbacks;
 
-    public PaymentCallbackHandler(CallbackSignatureVerifier verifier, OrderRepository orders) {
-        this(verifier, orders, null);
-    }
-
     public PaymentCallbackHandler(CallbackSignatureVerifier verifier, OrderRepository orders, CallbackLog callbacks) {
         this.verifier = verifier;
         this.orders = orders;
@@ -118,11 +114,6 @@ public class PaymentCallbackHandler implements Processor {
                 callbacks.record(audit);
             }
         }
-    }
-
-    /** Applies an authentic callback; returns the outcome or throws the contract's refusal. */
-    public String apply(CallbackRequest callback, String webhookId) {
-        return apply(callback, callbackSource(webhookId), NOTHING);
     }
 
     private static Source callbackSource(String webhookId) {

@@ -25,11 +25,6 @@ public record ClaimedOrder(long id, String orderNumber, BigDecimal amount, Strin
                 takenOverClaim, null, false);
     }
 
-    public ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency, PaymentStatus paymentStatus,
-            String transactionId, Instant paidAt, String claimToken, int attempts) {
-        this(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken, attempts, null);
-    }
-
     /** This order as claimed with a lease until {@code leaseUntil}. */
     public ClaimedOrder withLeaseUntil(Instant leaseUntil) {
         return new ClaimedOrder(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken,

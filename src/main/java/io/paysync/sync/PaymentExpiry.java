@@ -17,10 +17,6 @@ public class PaymentExpiry {
 
     private final String workerId;
 
-    public PaymentExpiry(SyncRepository repository, Duration window) {
-        this(repository, window, null);
-    }
-
     /** @param workerId this instance's name in the history of the orders it expires */
     public PaymentExpiry(SyncRepository repository, Duration window, String workerId) {
         this.repository = repository;

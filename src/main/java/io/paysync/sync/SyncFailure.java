@@ -39,10 +39,6 @@ public class SyncFailure extends RuntimeException {
     private final long retryAfterMs;
     private final String fingerprint;
 
-    public SyncFailure(String message, boolean inDoubt, long retryAfterMs) {
-        this(message, inDoubt, retryAfterMs, null);
-    }
-
     public SyncFailure(String message, boolean inDoubt, long retryAfterMs, String fingerprint) {
         super(message, null, false, false);
         this.inDoubt = inDoubt;

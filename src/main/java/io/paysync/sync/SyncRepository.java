@@ -143,24 +143,11 @@ public class SyncRepository {
                 alsoIfMoved);
     }
 
-    public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId,
-            Runnable alsoIfMoved) {
-        return reschedule(o, nextAttemptAt, error, null, workerId, alsoIfMoved);
-    }
-
-    public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String workerId) {
-        return reschedule(o, nextAttemptAt, error, null, workerId, null);
-    }
-
     /** Gives the claim back and refunds its attempt: nothing was sent. */
     public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId,
             Runnable alsoIfMoved) {
         return fenced(o, "release-claim", SyncStatus.Pending, Cause.claim(o.claimToken(), workerId), reason,
                 new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)), alsoIfMoved);
-    }
-
-    public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId) {
-        return release(o, nextAttemptAt, reason, workerId, null);
     }
 
     /** Processing -> Failed; the fingerprint names the dead letter's group for the operator. */
@@ -170,14 +157,6 @@ public class SyncRepository {
         return fenced(o, "dead-letter-sync", SyncStatus.Failed,
                 Cause.claim(o.claimToken(), workerId).withError(error, kind), error,
                 new MapSqlParameterSource("error", error).addValue("fingerprint", kind), alsoIfMoved);
-    }
-
-    public boolean deadLetter(ClaimedOrder o, String error, String workerId, Runnable alsoIfMoved) {
-        return deadLetter(o, error, null, workerId, alsoIfMoved);
-    }
-
-    public boolean deadLetter(ClaimedOrder o, String error, String workerId) {
-        return deadLetter(o, error, null, workerId, null);
     }
 
     /**
@@ -292,12 +271,10 @@ public class SyncRepository {
                 new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", limit), String.class);
     }
 
-    /** Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. */
-    public boolean expire(String orderNumber, Instant cutoff) {
-        return expire(orderNumber, cutoff, null);
-    }
-
-    /** As {@link #expire(String, Instant)}, naming the instance whose expiry job did it. */
+    /**
+     * Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. {@code workerId} names the
+     * instance whose expiry job did it, in the history.
+     */
     public boolean expire(String orderNumber, Instant cutoff, String workerId) {
         Instant now = now();
         Boolean moved = db.transactions().execute(status -> {

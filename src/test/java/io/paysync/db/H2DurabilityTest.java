@@ -48,8 +48,6 @@ class H2DurabilityTest {
                 "jdbc:h2:./db;WRITE_DELAY = 0;DB_CLOSE_ON_EXIT=TRUE", "jdbc:h2:mem:x;DB_CLOSE_DELAY=-1", "jdbc:h2:tcp://db.example/paysync", "jdbc:h2:ssl://db/paysync" }) {
             assertThat(H2Durability.durableUrl(url)).as(url).isEqualTo(url);
         }
-        assertThat(H2Durability.writeDelay("jdbc:h2:file:./db;write_delay=500")).hasValue(500);
-        assertThat(H2Durability.writeDelay("jdbc:h2:file:./db;MODE=MSSQLServer")).isEmpty();
     }
 
     @Test

@@ -113,10 +113,15 @@ class HotStatementTest {
     }
 
     @Test
-    void should_turn_named_parameters_into_jdbc_placeholders_once_and_keep_a_repeated_name() {
-        HotStatement s = statement("UPDATE t SET name = :name WHERE id = :id OR name = :name");
+    void should_bind_a_name_used_twice_at_each_of_its_places() {
+        jdbc.update("INSERT INTO t (id, name) VALUES (1, 'a'), (2, 'b'), (3, 'c')");
 
-        assertThat(s.jdbcSql()).isEqualTo("UPDATE t SET name = ? WHERE id = ? OR name = ?");
-        assertThat(s.parameterNames()).containsExactly("name", "id", "name");
+        int rows = statement("UPDATE t SET name = :name, amount = 1 WHERE id = :id OR name = :name")
+                .update("id", 1, "name", "b");
+
+        assertThat(rows).isEqualTo(2);
+        assertThat(jdbc.queryForList("SELECT id, name, amount FROM t ORDER BY id")).extracting(
+                r -> r.get("ID") + " " + r.get("NAME") + " " + r.get("AMOUNT"))
+                .containsExactly("1 b 1.00", "2 b 1.00", "3 c null");
     }
 }

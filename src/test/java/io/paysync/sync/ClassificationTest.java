@@ -23,7 +23,8 @@ class ClassificationTest {
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new HttpHostConnectException("refused"))).isFalse();
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new ConnectTimeoutException("connect timed out")))
                 .isFalse();
-        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new SyncFailure("HTTP 429", false, 0))).isFalse();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(
+                new SyncFailure("HTTP 429", false, 0, SyncFailure.http(429)))).isFalse();
     }
 
     @Test
@@ -31,7 +32,8 @@ class ClassificationTest {
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new SocketTimeoutException("Read timed out"))).isTrue();
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new NoHttpResponseException("no response"))).isTrue();
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new IOException("Connection reset"))).isTrue();
-        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new SyncFailure("HTTP 500", true, 0))).isTrue();
+        assertThat(ThirdPartyCall.mayHaveReachedThirdParty(
+                new SyncFailure("HTTP 500", true, 0, SyncFailure.http(500)))).isTrue();
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(new IllegalStateException("unknown"))).isTrue();
         assertThat(ThirdPartyCall.mayHaveReachedThirdParty(
                 new RuntimeException("wrapped", new SocketTimeoutException("Read timed out")))).isTrue();
@@ -55,7 +57,7 @@ class ClassificationTest {
     void should_fingerprint_each_kind_of_failure_by_status_or_exception_class() {
         assertThat(SyncFailure.fingerprint(new SyncFailure("HTTP 500", true, 0, SyncFailure.http(500))))
                 .isEqualTo("http-500");
-        assertThat(SyncFailure.fingerprint(new SyncFailure("no fingerprint given", true, 0))).isEqualTo("unknown");
+        assertThat(SyncFailure.fingerprint(new SyncFailure("no fingerprint given", true, 0, null))).isEqualTo("unknown");
         assertThat(SyncFailure.fingerprint(new ConnectException("refused"))).isEqualTo("connection-refused");
         assertThat(SyncFailure.fingerprint(new HttpHostConnectException("refused"))).isEqualTo("connection-refused");
         assertThat(SyncFailure.fingerprint(new ConnectTimeoutException("connect timed out")))

@@ -774,7 +774,7 @@ public abstract class SyncSuite {
                 + "lease_until = paid_at WHERE order_number = 'ZOMBIE-0'");
         SyncRepository repository = app.bean("syncRepository", SyncRepository.class);
         ClaimedOrder zombie = new ClaimedOrder(id, "ZOMBIE-0", new java.math.BigDecimal("10.00"), "EUR",
-                io.paysync.order.PaymentStatus.Paid, "gw_ZOMBIE-0", null, "zombie-token", 1);
+                io.paysync.order.PaymentStatus.Paid, "gw_ZOMBIE-0", null, "zombie-token", 1, null);
 
         // A live worker takes it over (the claim statement picks Processing rows whose lease expired) and completes.
         PaysyncInstance live = worker();
@@ -782,9 +782,10 @@ public abstract class SyncSuite {
         String liveGuid = live.column("ZOMBIE-0", "third_party_guid");
 
         assertThat(repository.complete(zombie, "zombie-guid", "zombie")).isFalse();
-        assertThat(repository.reschedule(zombie, repository.now(), "late failure", "zombie")).isFalse();
-        assertThat(repository.deadLetter(zombie, "late failure", "zombie")).isFalse();
-        assertThat(repository.release(zombie, repository.now(), "late", "zombie")).isFalse();
+        assertThat(repository.reschedule(zombie, repository.now(), "late failure", SyncFailure.http(500), "zombie",
+                null)).isFalse();
+        assertThat(repository.deadLetter(zombie, "late failure", SyncFailure.http(500), "zombie", null)).isFalse();
+        assertThat(repository.release(zombie, repository.now(), "late", "zombie", null)).isFalse();
         assertThat(live.column("ZOMBIE-0", "third_party_guid")).isEqualTo(liveGuid);
         assertThat(live.column("ZOMBIE-0", "sync_status")).isEqualTo("Completed");
         assertThat(live.column("ZOMBIE-0", "sync_attempts")).isEqualTo("2");
