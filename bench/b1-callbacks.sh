@@ -23,16 +23,17 @@ CONNS=${1:-16}
 SECS=${2:-30}
 REPS=${B1_REPS:-5}
 FIXED_REPS=${B1_FIXED_REPS:-3}
-WARM=${B1_WARM:-60}        # seconds of wrk before the measured runs, per cell (JIT: with 30 s, Paysync's first run
-                           # was still compiling)
+WARM=${B1_WARM:-60}        # seconds of wrk before the measured runs, per cell (JIT: 30 s leaves Paysync's first
+                           # run still compiling)
 # Seconds each fixed-rate run sends before it records: the client is a fresh JVM, and with 5 s its own warm-up
 # (and the switch from wrk) put every request over 20 ms into the first 3 s (bench/profile-b1-latency.sh).
 FIXED_WARM=${B1_FIXED_WARM:-15}
 SLICE=${B1_SLICE:-200000}  # orders signed for one wrk run: more than a run can use
 BURN_US=${B1_BURN_US:-0}
 HTTP_CELLS=2; [ "$BURN_US" -gt 0 ] && HTTP_CELLS=3
-FIXED_MAX_RATE=${B1_FIXED_MAX_RATE:-4000} # the most a fixed-rate run may offer (80 % of a 5,000 req/s peak; 3,000
-                                          # refused this machine's 80 % runs: 4,576 req/s peak on 2026-11-30)
+FIXED_MAX_RATE=${B1_FIXED_MAX_RATE:-4000} # the most a fixed-rate run may offer (80 % of a 5,000 req/s peak); it
+                                          # sizes the orders seeded: raise it where the peak is higher, or the 80 %
+                                          # runs are refused
 # The HTTP cells' orders: per cell a warm-up and REPS wrk runs of a slice each, then FIXED_REPS fixed-rate runs at
 # 80 % and at 50 % (5/8 of the 80 % rate) of the peak
 ORDERS=${B1_ORDERS:-$(( HTTP_CELLS * ((1 + REPS) * SLICE + FIXED_REPS * (SECS + FIXED_WARM) * FIXED_MAX_RATE * 13 / 8) ))}

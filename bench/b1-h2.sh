@@ -3,7 +3,7 @@
 # alternating, each request a real Pending -> Paid:
 #   durable  an H2 file URL with no settings: Paysync opens it with WRITE_DELAY=0 (every commit written to the file
 #            before the answer; nothing acknowledged is lost when the process is killed)
-#   delay    the same with ;WRITE_DELAY=500, H2's own default, which Paysync used to open it with (a killed process
+#   delay    the same with ;WRITE_DELAY=500, H2's own default, which Paysync overrides (a killed process
 #            loses what it acknowledged in the last half second or so)
 # wrk (closed loop) at the same concurrency on both, REPS x SECS after a WARM s warm-up each; median req/s, the
 # ratio durable / delay, latency, server CPU per request, and the database file's size after the run.

@@ -25,15 +25,14 @@ WORKERS=${2:-"1 2 4"}
 PEERS=${3:-"paysync dbs"}
 REPS=${B2_REPS:-1}
 # 30 s of draining before the window, so both peers are measured compiled (steady state): with 4 s, a 2-worker cell on
-# a slow machine measured the JIT (1.41 x with 4 s, 1.93 x with 30 s; docs/benchmarks.md). The backlog must outlast
-# warm-up and window at the fastest peer's rate: 300,000 ran out with 4 workers at 0 ms on a machine where Paysync
-# drained about 5,000 orders/s there (60 s of warm-up and 20 s of window need 400,000).
-# With the warm-up lasting until the JIT is quiet (up to B2_MAX_WARM s), 800,000.
+# a slow machine measures the JIT (1.41 x with 4 s, 1.93 x with 30 s; docs/benchmarks.md). The backlog must outlast
+# warm-up and window at the fastest peer's rate: at about 5,000 orders/s (Paysync, 4 workers, 0 ms), 60 s of warm-up
+# and 20 s of window need 400,000; with the warm-up lasting until the JIT is quiet (up to B2_MAX_WARM s), 800,000.
 BACKLOG=${B2_BACKLOG:-800000}
 WARM=${B2_WARM:-30}
 MAX_WARM=${B2_MAX_WARM:-120}
 # Delayed cells only: seconds of draining at 0 ms before the delay is set (a 50 ms cell runs too few orders for the JIT:
-# cold, Paysync's worker spent 58 % of its samples interpreted, docs/benchmarks-sync-notes.md). Both peers alike.
+# cold, Paysync's worker spends most of its samples interpreted). Both peers alike.
 PREWARM=${B2_PREWARM:-40}
 WINDOW=${B2_WINDOW:-20}
 # Delayed cells: a longer window, since at about 19 orders/s per worker one order is 0.26 % of a 20 s window.

@@ -15,7 +15,7 @@ SIZES=${B3_SIZES:-"10000 100000 1000000"}
 ELIGIBLE=${B3_ELIGIBLE:-10000}
 W=${B3_WORKERS:-1}
 # Each size is measured B3_REPS times, the sizes in turn, and the medians compared: one drain of 10,000 orders lasts
-# 15 to 25 s, and single drains gave 0.74 x and 1.59 x an hour apart (git show ea5ae99:docs/benchmarks.md).
+# 15 to 25 s, and single drains can give 0.74 x and 1.59 x an hour apart (docs/benchmarks.md, B3).
 REPS=${B3_REPS:-3}
 # Before the timed drain the same workers drain B3_WARMUP orders W-1..n, whose rows and send keys are then deleted
 # and vacuumed away: the timed drain runs on compiled code, not on a JIT still warming up.

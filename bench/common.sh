@@ -22,7 +22,7 @@ fresh_db() {
 }
 
 # The class data sharing archive the build writes next to the jar (docs/startup.md), used as the README's run
-# command uses it. BENCH_CDS=off starts without one (the figure before it), BENCH_CDS=<file> with another archive.
+# command uses it. BENCH_CDS=off starts without one (to compare), BENCH_CDS=<file> with another archive.
 BENCH_CDS=${BENCH_CDS:-target/paysync.jsa}
 if [ ! -f target/paysync.jar ] || { [ "$BENCH_CDS" = target/paysync.jsa ] && [ ! -f "$BENCH_CDS" ]; }; then
   mvn -q -B package -DskipTests

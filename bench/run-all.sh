@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6's one run: every benchmark in turn on this machine, then the summary of ratios.
+# Every benchmark in turn on this machine, then the summary of ratios (docs/benchmarks.md, "Running them").
 # Usage: bash bench/run-all.sh     (about 75 minutes; nothing else should run on the machine meanwhile)
 # Writes target/bench/b1.md, b1-h2.md, b2.md, b3.md, b4.txt, b4-jdk25.txt, b5.md and target/bench/summary.md.
 set -euo pipefail

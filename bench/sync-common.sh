@@ -98,9 +98,9 @@ id_range() {
 }
 
 # drained <prefix> "<min> <max>" <seconds>: polls every 100 ms until every order <prefix>1..n is Completed; fails after
-# <seconds>. Through the id range: a poll with "order_number LIKE 'D-%'" read the whole table every time (LIKE cannot
+# <seconds>. Through the id range: a poll with "order_number LIKE 'D-%'" reads the whole table every time (LIKE cannot
 # use the order_number index in the C.UTF-8 collation), at 1 M rows a parallel scan of 158 ms, about a core taken
-# from the worker B3 measured.
+# from the worker B3 measures.
 drained() {
   local until=$((SECONDS + $3))
   while [ "$(q -c "SELECT /* bench-monitor */ count(*) FROM orders WHERE id BETWEEN ${2% *} AND ${2#* }
@@ -161,8 +161,8 @@ PY
 }
 
 # settle <min s> <max s>: a drain's warm-up: at least min s, then on until the workers' JIT compilers used less than
-# a tenth of a core over the last 5 s, at most max s; prints the seconds it waited. After the fixed warm-up the JIT
-# still took a third of the workers' CPU in the window (2 and 4 workers, 2026-12-01), which B2 counted per order.
+# a tenth of a core over the last 5 s, at most max s; prints the seconds it waited. After a fixed warm-up alone the
+# JIT can still take a third of the workers' CPU in the window (2 and 4 workers), which B2 would count per order.
 settle() {
   local waited=$1 a b
   sleep "$1"

@@ -4,7 +4,7 @@
 // - The operator token lives in sessionStorage only (this tab, gone when it closes). It is sent in the
 //   Authorization header to /api/admin/* and nowhere else; never in a URL, never in localStorage or a cookie.
 // - Everything the API returns is rendered with textContent or attributes, never innerHTML: data is never markup.
-// - An API error is shown as its JSON error code and message (CONTRACT §3).
+// - An API error is shown as its JSON error code and message (the Error schema of openapi/paysync.yaml).
 'use strict';
 
 (function () {

@@ -62,7 +62,9 @@ final class CdsTraining {
         props.put("paysync.api.token", SHOP_TOKEN);
         props.put("paysync.third-party.url", "http://127.0.0.1:9/unused");
         props.forEach(main::addOverrideProperty);
-        // Production runs on PostgreSQL: its driver is loaded here too, although this run cannot connect to one.
+        // PostgreSQL's driver is loaded too, although this run cannot connect to one, so that a start on PostgreSQL
+        // finds it in the archive with the classes of CLASS_LIST. SQL Server's driver is a signed jar, which the JVM
+        // never archives.
         Class.forName("org.postgresql.Driver");
         main.start();
         try {

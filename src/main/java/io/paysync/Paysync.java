@@ -56,7 +56,7 @@ public final class Paysync {
     public static Main create() {
         Main main = new Main(Paysync.class);
         // PaysyncConfiguration binds every bean by hand, so it is named here instead of found by scanning the
-        // io.paysync package on the class path at each start (docs/benchmarks-startup-notes.md).
+        // io.paysync package on the class path: a scan would cost every start and find nothing more.
         main.configure().setBasePackageScanEnabled(false);
         main.configure().addConfiguration(PaysyncConfiguration.class);
         String profile = activeProfile();

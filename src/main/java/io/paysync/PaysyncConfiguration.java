@@ -127,7 +127,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         OrderRepository orders = new OrderRepository(database, clock);
         SyncRepository sync = new SyncRepository(database, clock);
         // The request routes set CamelHttpMethod as text (constant: POST); camel-http reads it as its enum, and Camel's
-        // generic enum conversion walks the converter registry on every call (a fifth of a sync worker's CPU).
+        // generic enum conversion walks the converter registry on every call, a cost every synced order would pay.
         context.getTypeConverterRegistry().addTypeConverter(HttpMethods.class, String.class,
                 new TypeConverterSupport() {
                     @Override

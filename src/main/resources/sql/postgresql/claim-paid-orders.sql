@@ -6,9 +6,9 @@
 -- like every right-hand side of a SET, its CASE reads the row as it was before this update.
 -- Oldest first per payment status, in the order of ix_orders_sync_claimable (payment_status, id), so the claim reads
 -- that index and stops after its batch. Written as "= ANY (array)" with ORDER BY payment_status, id on purpose:
--- with "payment_status = 'Paid' ... ORDER BY id", once the statistics counted nearly every row as due (right after
--- a backlog arrived), PostgreSQL walked the primary key from the oldest order instead, past every order synced
--- since: 25 ms per claim of 50 after 36,000 synced, growing as the backlog drained (docs/benchmarks.md, B2).
+-- with "payment_status = 'Paid' ... ORDER BY id", once the statistics count nearly every row as due (right after
+-- a backlog arrives), PostgreSQL walks the primary key from the oldest order instead, past every order synced
+-- since, so each claim costs more the longer the backlog drains (PostgresClaimPlanTest).
 UPDATE orders
 SET sync_status = 'Processing',
     claim_token = :#claimToken,

@@ -81,8 +81,8 @@ public final class Database implements AutoCloseable {
                     warnIfCrashCanLoseWrites(first);
                 }
             } catch (SQLException e) {
-                // A pool started lazily throws the cause of its failure; the start reports what HikariCP's
-                // constructor throws, as it did when the pool was opened on the main thread.
+                // A pool started lazily throws the cause of its failure; the start reports it as HikariCP's
+                // constructor would, the error an operator knows from any pool that cannot open.
                 throw new HikariPool.PoolInitializationException(e);
             }
             migrate(dataSource, dialect);
@@ -112,7 +112,7 @@ public final class Database implements AutoCloseable {
         try {
             long waitStarted = System.nanoTime();
             opened.get();
-            // How much of the opening the start still waited for (docs/benchmarks-startup-notes.md).
+            // How much of the opening the start still waited for, after loading the routes beside it.
             LOG.info("Database open; the start waited {} ms for it", (System.nanoTime() - waitStarted) / 1_000_000);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -136,7 +136,7 @@ public final class Database implements AutoCloseable {
                 .load();
         MigrateResult result = flyway.migrate();
         // The version from the migration's own result: flyway.info() would scan the migrations and read the history
-        // table a second time, on every start (docs/benchmarks-startup-notes.md).
+        // table a second time, on every start.
         String current = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         LOG.info("Database schema ({}) at version {} ({} migrations applied now)", dialect.folder(),
                 current == null ? "none" : current, result.migrationsExecuted);

@@ -28,8 +28,8 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
  * It behaves as {@code NamedParameterJdbcTemplate.update} does where a caller can tell: it runs on the connection of
  * the Spring transaction in progress (or on one of its own, released after), and a failure surfaces as the same
  * {@link DataAccessException} (a unique index refusing as {@code DuplicateKeyException}), translated by the template's
- * own translator. What it leaves out is the per-call work that B1's profile put at a tenth of the callback's CPU:
- * parsing the names again, the parameter source, and the per-value type resolution (docs/benchmarks.md).
+ * own translator. What it leaves out is the template's per-call work, a sizeable share of a callback's CPU: parsing
+ * the names again, the parameter source, and the per-value type resolution (docs/benchmarks.md).
  *
  * <p>
  * Values: {@code String}, {@code byte[]}, {@code BigDecimal}, {@code Integer}, {@code Long} and {@code java.time}

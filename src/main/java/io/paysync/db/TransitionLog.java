@@ -8,7 +8,7 @@ import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 
 /**
  * The append-only history: one row per transition, with its cause; written inside the transition's transaction. The
- * cause is kept twice: as the readable text it always was ({@code cause}, {@code detail}) and in parts an operator or
+ * cause is kept twice: as readable text ({@code cause}, {@code detail}) and in parts an operator or
  * a query can rely on ({@code actor}, {@code webhook_id}, {@code claim_token}, {@code worker_id}, {@code error},
  * {@code fingerprint}).
  */

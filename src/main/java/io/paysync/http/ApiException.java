@@ -1,8 +1,8 @@
 package io.paysync.http;
 
 /**
- * A refused request: the HTTP status and the stable error code of CONTRACT §3. The message is for humans and never
- * carries a secret, a signature or the raw body.
+ * A refused request: the HTTP status and the stable error code the API documents (openapi/paysync.yaml). The
+ * message is for humans and never carries a secret, a signature or the raw body.
  */
 public class ApiException extends RuntimeException {
 

@@ -48,7 +48,7 @@ public class HttpResponder implements Processor {
         out.setHeader(Exchange.CONTENT_TYPE, "application/json; charset=utf-8");
         out.setHeader("Cache-Control", "no-store");
         // A Vert.x Buffer, not a byte[]: Camel 4.18's platform-http-vertx writes a Buffer at once, but turns a byte[]
-        // into an InputStream pumped through blocking reads on the worker pool (issue 6's profile of the callback).
+        // into an InputStream pumped through blocking reads on the worker pool, on every response.
         out.setBody(Buffer.buffer(Json.write(body)));
     }
 

@@ -14,7 +14,8 @@ import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 
 /**
  * The HTTP server's own refusals (no such path, wrong method, a body over the server's limit) answer with the same
- * JSON error body as the API (CONTRACT §3), instead of Vert.x's HTML or plain text.
+ * JSON error body as the API (the {@code Error} schema of openapi/paysync.yaml), instead of Vert.x's HTML or plain
+ * text.
  */
 public class JsonErrorPages implements StartupListener {
 

@@ -7,7 +7,7 @@ import org.apache.camel.Exchange;
 /** Checks every JSON endpoint makes before reading a body. */
 public final class RequestChecks {
 
-    /** CONTRACT §3: bodies over 64 KiB are refused with 413. */
+    /** Bodies over 64 KiB are refused with 413 {@code payload-too-large}, before anything reads them. */
     public static final int MAX_BODY_BYTES = 64 * 1024;
 
     private RequestChecks() {

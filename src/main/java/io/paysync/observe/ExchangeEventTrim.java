@@ -13,9 +13,9 @@ import org.apache.camel.spi.ManagementStrategy;
  * start and completion to every started event notifier that does not say it ignores exchange events, creating the
  * event object to ask it; two of Camel's own notifiers want none yet do not say so: camel-micrometer's route event
  * notifier (route events only: {@code camel_routes_*}) and camel-main's placeholder summary (logs once, when the routes
- * have started). Issue 6's side-by-side profile (bench/profile-b1-compare.sh) had the events' creation and dispatch
- * among the hottest Camel frames of every callback ({@code EventHelper.doNotifyEvent}, 1.2 us). Once the context has
- * fully started, the first is told it ignores exchange events (its answer to every one was already no) and the
+ * have started). Creating and dispatching those events ({@code EventHelper.doNotifyEvent}) is among the hottest Camel
+ * work of every callback, for no one (bench/profile-b1-compare.sh shows where a callback's CPU goes). Once the
+ * context has fully started, the first is told it ignores exchange events (it ignores each one anyway) and the
  * second, its one log written, is removed. {@link ThirdPartyCallMetrics} declares its own; the notifiers that do want
  * exchange events (it, the dev consoles and endpoint statistics where enabled) stay. A Camel upgrade that renames
  * either shows in {@code ObservabilityTest}.

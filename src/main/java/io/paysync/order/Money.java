@@ -8,7 +8,10 @@ import java.util.regex.Pattern;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.http.ApiException;
 
-/** Amount and currency rules shared by order creation and the payment callback (CONTRACT §3). */
+/**
+ * Amount and currency rules shared by order creation and the payment callback (the {@code Amount} and {@code Currency}
+ * schemas of openapi/paysync.yaml).
+ */
 public final class Money {
 
     /** The schema stores DECIMAL(19,4): at most 15 integer digits. */

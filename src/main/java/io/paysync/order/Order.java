@@ -21,7 +21,7 @@ public record Order(
         int syncAttempts,
         String lastSyncError) {
 
-    /** The order view of CONTRACT §3, in its field order; absent values are null. */
+    /** The order view ({@code Order} in openapi/paysync.yaml), in its field order; absent values are null. */
     public Map<String, Object> view() {
         Map<String, Object> v = new LinkedHashMap<>();
         v.put("orderNumber", orderNumber);

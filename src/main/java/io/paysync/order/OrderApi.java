@@ -12,7 +12,7 @@ import io.paysync.http.RequestChecks;
 import org.apache.camel.Exchange;
 import org.springframework.dao.DuplicateKeyException;
 
-/** The shop side of the API: create and read orders (CONTRACT §3). */
+/** The shop side of the API: create and read orders (openapi/paysync.yaml, tag {@code orders}). */
 public class OrderApi {
 
     /** Order numbers travel in URLs and to the third party: a conservative alphabet. */

@@ -1,6 +1,6 @@
 package io.paysync.order;
 
-/** CONTRACT §1. Paid, Failed and Expired are final. */
+/** The payment's state machine (docs/contract.md): Pending -> Paid, Failed or Expired; those three are final. */
 public enum PaymentStatus {
     Pending, Paid, Failed, Expired;
 

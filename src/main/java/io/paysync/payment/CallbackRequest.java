@@ -10,7 +10,10 @@ import io.paysync.http.Json;
 import io.paysync.order.Money;
 import io.paysync.order.OrderApi;
 
-/** The canonical gateway callback body (CONTRACT §3). Unknown fields are ignored; gateways add fields over time. */
+/**
+ * The canonical gateway callback body (the {@code Callback} schema of openapi/paysync.yaml). Unknown fields are
+ * ignored; gateways add fields over time.
+ */
 public record CallbackRequest(String orderNumber, String transactionId, BigDecimal amount, String currency,
         boolean succeeded) {
 

@@ -23,9 +23,10 @@ import org.apache.camel.Processor;
 import org.springframework.dao.DuplicateKeyException;
 
 /**
- * The gateway callback (CONTRACT §3): authenticate, parse, then one guarded UPDATE. When the UPDATE moves no row, the
- * current state decides the answer explicitly: a duplicate is a success, anything else is a conflict an operator
- * should see (an anomaly). Nothing is decided from a read taken before the UPDATE.
+ * The gateway callback ({@code POST /api/payments/callback}, docs/gateways.md): authenticate, parse, then one
+ * guarded UPDATE. When the UPDATE moves no row, the current state decides the answer explicitly: a duplicate is a
+ * success, anything else is a conflict an operator should see (an anomaly). Nothing is decided from a read taken
+ * before the UPDATE.
  */
 public class PaymentCallbackHandler implements Processor {
 

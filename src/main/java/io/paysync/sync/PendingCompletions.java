@@ -7,9 +7,10 @@ import java.util.List;
 
 /**
  * Completions of one claimed batch whose calls returned but which are not written yet, so that several orders share
- * one transaction (the commit was the largest per-order cost left once the claims were batched). Until written, an
- * order stays Processing under this worker's lease: a crash loses only the write, and the next claim finds the send
- * key and resends with the same Idempotency-Key (or looks the record up), as for any send whose outcome was lost.
+ * one transaction (with the claims batched, a commit per order would be the largest cost left per order). Until
+ * written, an order stays Processing under this worker's lease: a crash loses only the write, and the next claim
+ * finds the send key and resends with the same Idempotency-Key (or looks the record up), as for any send whose
+ * outcome was lost.
  *
  * <p>
  * Shared by the batch's orders, which may finish on several threads ({@code paysync.sync.concurrency}).

@@ -7,8 +7,8 @@ import org.apache.camel.support.ExpressionAdapter;
 
 /**
  * What the sync routes ask of the {@link SendAttempt} in their body, as the beans their {@code ref:} expressions name:
- * read directly, where a {@code ${body.orderNumber}} would go through Camel's reflective OGNL on every order (a tenth of
- * a sync worker's CPU).
+ * read directly, where a {@code ${body.orderNumber}} would go through Camel's reflective OGNL on every order, a cost
+ * the sync's hot path would pay for each.
  */
 public final class SendAttemptExpressions {
 

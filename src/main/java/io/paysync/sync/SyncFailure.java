@@ -8,8 +8,9 @@ import java.net.UnknownHostException;
 import java.util.Locale;
 
 /**
- * A retryable answer from the third party (408, 429, 5xx, or a 2xx without an id; CONTRACT §4). {@code inDoubt}: the
- * record may have been created, so only a resend with the same Idempotency-Key or a lookup is safe.
+ * A retryable answer from the third party (408, 429, 5xx, or a 2xx without an id; docs/third-party.md).
+ * {@code inDoubt}: the record may have been created, so only a resend with the same Idempotency-Key or a lookup is
+ * safe.
  *
  * <p>
  * Every failure also has a <b>fingerprint</b>: a short, stable name of its kind ({@code http-500}, {@code timeout},

@@ -65,8 +65,7 @@ public record SyncSettings(
      * How many orders one claim takes: {@code paysync.sync.batch-size}, rounded down to a multiple of
      * {@code paysync.sync.concurrency} when it is larger. A batch is sent {@code concurrency} orders at a time and the
      * next claim waits for the whole batch, so a last, partial round would leave calls idle for a full call's time:
-     * with 50 and 8 in flight, 7 rounds of calls for 50 orders, against 6 for 48 (docs/benchmarks.md, B2 with 8 calls
-     * in flight).
+     * with 50 and 8 in flight, 7 rounds of calls for 50 orders, against 6 for 48.
      */
     public int claimSize() {
         return concurrency > 1 && batchSize > concurrency ? batchSize - batchSize % concurrency : batchSize;

@@ -88,8 +88,9 @@ public class ThirdPartyCall {
     }
 
     /**
-     * Create, look up, or give up. {@code duplicate} is the idempotent consumer's verdict: the order's send key was
-     * already there when the claim wrote it, so an earlier attempt may have created the record.
+     * Create, look up, or give up. The send-key idempotent consumer around this route (paid-order-sync.camel.yaml)
+     * gives its verdict as {@code CamelDuplicateMessage}: true when the order's send key was already there when the
+     * claim wrote it, so an earlier attempt may have created the record (the order is in doubt).
      */
     public void decide(Exchange exchange) {
         SendAttempt attempt = exchange.getMessage().getBody(SendAttempt.class);

@@ -10,8 +10,8 @@ import io.paysync.http.Json;
 import org.apache.camel.Exchange;
 
 /**
- * The dev profile's stand-in for the third party (CONTRACT §4): an idempotent create keyed by Idempotency-Key and a
- * lookup by order number. In memory: records vanish with the process.
+ * The dev profile's stand-in for the third party (the default shape of docs/third-party.md): an idempotent create
+ * keyed by Idempotency-Key and a lookup by order number. In memory: records vanish with the process.
  *
  * <p>
  * Two dev-only rules on order numbers let a developer (and the console's browser test) make dead letters on purpose:

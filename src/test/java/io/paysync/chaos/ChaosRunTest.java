@@ -49,9 +49,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The chaos run (issue 4): three worker JVMs on the real PostgreSQL, callbacks spread over them (duplicates,
- * out-of-order failures, forged and mismatched ones), workers killed at random and at points of the third-party call,
- * database connections terminated mid-flight, and the third party injecting every fault CONTRACT §4 names. Every
+ * The chaos run: three worker JVMs on the real PostgreSQL, callbacks spread over them (duplicates, out-of-order
+ * failures, forged and mismatched ones), workers killed at random and at points of the third-party call, database
+ * connections terminated mid-flight, and the third party injecting every fault {@link ThirdPartyStub} knows. Every
  * callback, request, answer and final state is recorded; {@link HistoryChecker} must find nothing lost, duplicated,
  * early or unexpected.
  * <p>

@@ -59,8 +59,8 @@ class ProfilesAndSettingsTest {
     }
 
     /**
-     * The database opens on a thread of its own while the routes load (docs/benchmarks-startup-notes.md); a database
-     * that cannot be reached still refuses the start, with HikariCP's own error naming where it tried.
+     * The database opens on a thread of its own while the routes load; a database that cannot be reached still
+     * refuses the start, with HikariCP's own error naming where it tried.
      */
     @Test
     void should_refuse_to_start_when_the_database_cannot_be_reached() throws Exception {

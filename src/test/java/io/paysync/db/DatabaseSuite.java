@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
 /**
- * The database suite: the orders API, every row of the callback table (CONTRACT §3), the operator API, races and
+ * The database suite: the orders API, every answer of the callback (openapi/paysync.yaml), the operator API, races and
  * hostile input, against a real runtime over HTTP. One subclass per database runs all of it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -250,7 +250,7 @@ public abstract class DatabaseSuite {
         headerSets.add(new String[0]);
         headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.UNKNOWN_SECRET, now));
         headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now - 301));
-        // Well past the 300 s window: a second or two passes before the server checks, which brought +301 inside it.
+        // Well past the 300 s window: a second or two may pass before the server checks, bringing +301 inside it.
         headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now + 360));
         String[] good = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now);
         headerSets.add(new String[] { good[0], good[1], good[2], good[3] });
@@ -708,8 +708,8 @@ public abstract class DatabaseSuite {
     // ----- Audit trail -----
 
     /**
-     * Issue 6: a callback that moves an order is logged in the transition's own transaction (one commit on the hot
-     * path), so the two stand or fall together: no order is paid without its callback on record.
+     * A callback that moves an order is logged in the transition's own transaction (one commit on the hot path), so
+     * the two stand or fall together: no order is paid without its callback on record.
      */
     @Test
     void should_not_move_an_order_whose_callback_cannot_be_logged() throws Exception {

@@ -56,9 +56,10 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
  * Reliability scenario 8: callbacks, claims, completions and expiry interleaved step by step on separate JDBC
  * connections, every permutation, after PostgreSQL's isolation tester. Each step is one of the application's own
  * statements from {@code sql/<dialect>/}, bound the way the application binds it (Spring's named parameters, and
- * camel-sql's {@code :#name} header parameters for the claim), or a COMMIT. After each permutation the invariants of
- * CONTRACT §1 are checked, and the expected outcome is computed from the order in which the steps really ran. The
- * outcome table is printed, like the isolation tester's expected output. One subclass per database.
+ * camel-sql's {@code :#name} header parameters for the claim), or a COMMIT. After each permutation the state machines'
+ * invariants (docs/contract.md) are checked, and the expected outcome is computed from the order in which the
+ * steps really ran. The outcome table is printed, like the isolation tester's expected output. One subclass per
+ * database.
  *
  * <p>All times are parameters (the statements never read the database clock), so fixed instants make every run
  * deterministic. Mutation check: {@code -Dpaysync.test.sql-override=DIR} reads {@code DIR/<dialect>/<name>.sql}, where

@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The claim on PostgreSQL stays cheap while a backlog drains: right after a burst of Paid orders the statistics count
  * nearly every row as due, and the claim must still read ix_orders_sync_claimable and stop after its batch, not walk
- * the primary key from the oldest order past every order synced since (B2 measured 25 ms per claim of 50 after 36,000
- * synced, growing as the drain went on). Checked on the custom plan camel-sql's first executions get and on the
- * generic plan a prepared statement can end up with, and by the pages a claim reads.
+ * the primary key from the oldest order past every order synced since (a claim that costs more the longer the drain
+ * goes on). Checked on the custom plan camel-sql's first executions get and on the generic plan a prepared statement
+ * can end up with, and by the pages a claim reads.
  */
 @DatabaseAvailable(DatabaseAvailable.Kind.POSTGRESQL)
 class PostgresClaimPlanTest {

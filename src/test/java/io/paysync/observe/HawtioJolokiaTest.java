@@ -280,7 +280,7 @@ class HawtioJolokiaTest {
         }
 
         /**
-         * What Hawtio's read-only views ask for, refused by the policy before it fitted Hawtio: the routes' update
+         * What Hawtio's read-only views ask for, which a policy that does not fit Hawtio refuses: the routes' update
          * flag, the inflight repository's and await manager's flags and browsing, the runtime's uptime, start time
          * and VM name, class loading and thread dumps; still never the runtime's -D settings or arguments.
          */

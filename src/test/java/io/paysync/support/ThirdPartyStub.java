@@ -23,7 +23,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 
 /**
- * A real HTTP server standing in for the third party (CONTRACT §4): idempotent create keyed by Idempotency-Key,
+ * A real HTTP server standing in for the third party (docs/third-party.md): idempotent create keyed by Idempotency-Key,
  * lookup by order number, a log of every request, and faults injected per request from a script.
  */
 public final class ThirdPartyStub implements AutoCloseable {

@@ -177,7 +177,7 @@ public abstract class SyncSuite {
     private static final List<String> CLIENT_HEADERS = List.of("accept-encoding", "connection", "host", "user-agent");
 
     /**
-     * The create request as the README documents it (CONTRACT §4), captured at a real HTTP server: method, path,
+     * The create request as docs/third-party.md documents it, captured at a real HTTP server: method, path,
      * every header, the body field by field in its order. Nothing internal to Paysync reaches the third party.
      */
     @Test
@@ -309,8 +309,8 @@ public abstract class SyncSuite {
     }
 
     /**
-     * Found by the spin model's review: a 404 from the lookup while the in-doubt request is still being worked on
-     * at the third party is no proof; trusting it created a second record when the first request finished late.
+     * A 404 from the lookup while the in-doubt request is still being worked on at the third party is no proof:
+     * trusting it would create a second record when the first request finishes late (the spin model shows the path).
      */
     @Test
     void should_not_trust_a_lookup_404_while_the_in_doubt_send_may_still_create_its_record() throws Exception {

@@ -17,7 +17,8 @@ import io.paysync.support.history.History.Final;
 import io.paysync.support.history.History.Request;
 
 /**
- * Judges a {@link History} against CONTRACT §1, like Jepsen's total-queue checker: each order is ok, or one or more of
+ * Judges a {@link History} against the guarantees of docs/contract.md, like Jepsen's total-queue checker: each order is
+ * ok, or one or more of
  * <ul>
  * <li><b>lost</b>: Paid at the end, but not Completed with a record at the third party (nor dead-lettered);</li>
  * <li><b>duplicated</b>: more than one record created at the third party;</li>

@@ -26,8 +26,8 @@ import com.zaxxer.hikari.HikariDataSource;
  *
  * <ul>
  * <li>One one-time task {@code sync-order} per Paid order, scheduled in the payment's own transaction (the bench
- * seeds or feeds them so); instance id = order id; task data = the CONTRACT §4 request body as UTF-8 JSON, so an
- * execution needs no read of the order.</li>
+ * seeds or feeds them so); instance id = order id; task data = the create request's body (docs/third-party.md) as
+ * UTF-8 JSON, so an execution needs no read of the order.</li>
  * <li>Polling: {@code pollUsingLockAndFetch(lower, upper)} (one {@code UPDATE ... FOR UPDATE SKIP LOCKED ...
  * RETURNING} per batch).</li>
  * <li>Each execution: {@code POST {stub}/records} with {@code Idempotency-Key: <orderNumber>} (JDK HttpClient, one

@@ -10,9 +10,10 @@ import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.json.JsonObject;
 
 /**
- * The third party of CONTRACT §4 for the benchmarks: {@code POST /records} with {@code Idempotency-Key} answers
- * {@code 201 {"id": guid}}; a key seen before gets the same id again ({@code 200}), as a real idempotent third
- * party would. The answer is delayed by {@code delayMs} with a Vert.x timer, never by blocking the event loop.
+ * The default third party of docs/third-party.md, for the benchmarks: {@code POST /records} with
+ * {@code Idempotency-Key} answers {@code 201 {"id": guid}}; a key seen before gets the same id again ({@code 200}),
+ * as a real idempotent third party would. The answer is delayed by {@code delayMs} with a Vert.x timer, never by
+ * blocking the event loop.
  *
  * <p>What it counts, for the benchmark's correctness columns:
  * <ul>
