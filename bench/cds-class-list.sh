@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Writes src/main/resources/cds/postgresql-start-classes.txt: the classes a start on PostgreSQL loads that the CDS
-# training run (io.paysync.CdsTraining, H2 only) does not reach, so that the training loads them by name.
+# training run (io.paysync.startup.CdsTraining, H2 only) does not reach, so that the training loads them by name.
 # Usage: bash bench/cds-class-list.sh   (after mvn package; needs the PostgreSQL of common.sh; about 30 s)
 # How: an archive from a training without the list, then one start on PostgreSQL with that archive and
 # -Xlog:class+load; every class that still came from a jar or the JDK's modules is listed. Generated classes

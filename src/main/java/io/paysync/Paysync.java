@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.Properties;
 
 import io.paysync.config.StartupFailure;
+import io.paysync.startup.CdsTraining;
 import io.paysync.payment.CallbackSigner;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
@@ -41,7 +42,7 @@ public final class Paysync {
             System.exit(CallbackSigner.run(args));
         }
         if (args.length == 1 && "train".equals(args[0])) {
-            System.exit(CdsTraining.run());
+            System.exit(CdsTraining.run(Paysync::create));
         }
         int status;
         try {

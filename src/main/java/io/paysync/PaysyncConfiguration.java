@@ -6,6 +6,7 @@ import java.util.Locale;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.admin.AdminApi;
+import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
@@ -27,13 +28,13 @@ import io.paysync.payment.CallbackLog;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.PaymentCallbackHandler;
+import io.paysync.payment.PaymentExpiry;
 import io.paysync.payment.PaymentReconciliation;
 import io.paysync.security.AccessGate;
 import io.paysync.security.Audiences;
 import io.paysync.security.Doors;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
-import io.paysync.sync.PaymentExpiry;
 import io.paysync.sync.SendAttempt;
 import io.paysync.sync.SendAttemptExpressions;
 import io.paysync.sync.SyncClaims;
@@ -158,7 +159,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
                 registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
         registry.bind("gatewaySimulator", new GatewaySimulator());
-        registry.bind("adminApi", new AdminApi(orders, sync, sendKeys, database,
+        registry.bind("adminApi", new AdminApi(orders, new OperatorActions(database, clock), sendKeys, database,
                 audiences.operatorUsername()));
         registry.bind("operatorConsole", new OperatorConsole(managementPort,
                 settings.get(HawtioConsole.CONSOLE_HAWTIO_URL).orElse(null)));
@@ -191,7 +192,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                     }
                 });
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
-        registry.bind("paymentExpiry", new PaymentExpiry(sync,
+        registry.bind("paymentExpiry", new PaymentExpiry(database, clock,
                 Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
                 syncSettings.workerId()));
         registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));

@@ -13,7 +13,6 @@ import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.Order;
 import io.paysync.order.OrderApi;
-import io.paysync.sync.SyncRepository;
 import org.apache.camel.spi.IdempotentRepository;
 import io.paysync.http.ApiReply;
 import io.paysync.order.OrderRepository;
@@ -31,14 +30,14 @@ public class AdminApi {
     private static final java.util.regex.Pattern FINGERPRINT = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
     private final OrderRepository orders;
-    private final SyncRepository sync;
+    private final OperatorActions sync;
     private final IdempotentRepository sendKeys;
     private final OrderHistory history;
     private final DeadLetterGroups groups;
     private final String operator;
 
     /** @param operator the operators' user name, written with their actions in the history */
-    public AdminApi(OrderRepository orders, SyncRepository sync, IdempotentRepository sendKeys, Database db,
+    public AdminApi(OrderRepository orders, OperatorActions sync, IdempotentRepository sendKeys, Database db,
             String operator) {
         this.operator = operator;
         this.orders = orders;

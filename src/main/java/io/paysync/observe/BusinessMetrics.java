@@ -22,6 +22,8 @@ import io.micrometer.core.instrument.Timer;
 import io.paysync.db.Database;
 import io.paysync.order.PaymentStatus;
 import io.paysync.order.SyncStatus;
+import io.paysync.sync.CallOutcome;
+import io.paysync.sync.SyncObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +42,7 @@ import org.slf4j.LoggerFactory;
  * <li>{@code paysync_sync_claim_batch_size}: orders per claim round of this worker.
  * </ul>
  * The database figures come from three small queries ({@code count-orders-by-status}, {@code
- * oldest-unsynced-paid-order}, {@code count-anomalies-by-kind}) run at most once per {@code refresh} however often
+ * oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind}) run at most once per {@code refresh} however often
  * and by however many scrapers it is scraped; they are the database's, so every instance reports the same values.
  */
 public class BusinessMetrics implements SyncObserver {
@@ -195,7 +197,7 @@ public class BusinessMetrics implements SyncObserver {
             orders.merge(key(PaymentStatus.valueOf(rs.getString("payment_status").trim()),
                     SyncStatus.valueOf(rs.getString("sync_status").trim())), rs.getLong("order_count"), Long::sum);
         });
-        List<OffsetDateTime> oldest = db.jdbc().query(db.sql("oldest-unsynced-paid-order"), Map.of(),
+        List<OffsetDateTime> oldest = db.jdbc().query(db.sql("oldest-paid-waiting-for-sync"), Map.of(),
                 (rs, n) -> rs.getObject("oldest_paid_at", OffsetDateTime.class));
         Map<String, Long> anomalies = new HashMap<>();
         db.jdbc().query(db.sql("count-anomalies-by-kind"), Map.of(),

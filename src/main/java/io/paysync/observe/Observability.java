@@ -40,8 +40,7 @@ public final class Observability {
     /**
      * Registers the business metrics on the Prometheus registry Camel serves at {@code /observe/metrics} (creating it
      * under Camel's name if Camel has not yet, so both use the same one), times third-party calls from Camel's events,
-     * and binds the metrics as {@code businessMetrics}. Once the context has started, Camel's own notifiers that want
-     * no exchange events are not offered them ({@link ExchangeEventTrim}).
+     * and binds the metrics as {@code businessMetrics}.
      */
     public static BusinessMetrics metrics(CamelContext context, Settings settings, Database database, Clock clock,
             String breakerId, Supplier<String> breakerState) {
@@ -51,11 +50,6 @@ public final class Observability {
                 .bindTo(registry);
         context.getRegistry().bind("businessMetrics", metrics);
         context.getManagementStrategy().addEventNotifier(new ThirdPartyCallMetrics(metrics));
-        try {
-            context.addStartupListener(new ExchangeEventTrim());
-        } catch (Exception e) {
-            throw new IllegalStateException("Cannot register the exchange event trim", e);
-        }
         return metrics;
     }
 

@@ -2,6 +2,7 @@ package io.paysync.observe;
 
 import java.util.Locale;
 
+import io.paysync.sync.CallOutcome;
 import io.paysync.sync.SendAttempt;
 import io.paysync.sync.ThirdPartyCall;
 import org.apache.camel.Exchange;

@@ -259,7 +259,7 @@ public class OrderRepository {
 
     /** When the oldest order that is Paid but not synced (dead letters included) was paid; empty if none. */
     public Optional<Instant> oldestUnsyncedPaidAt() {
-        return jdbc.query(db.sql("find-oldest-unsynced-paid"), Map.of(), (rs, i) -> instant(rs, "oldest_paid_at"))
+        return jdbc.query(db.sql("oldest-paid-not-synced-dead-letters-included"), Map.of(), (rs, i) -> instant(rs, "oldest_paid_at"))
                 .stream().filter(java.util.Objects::nonNull).findFirst();
     }
 

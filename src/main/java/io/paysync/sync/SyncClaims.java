@@ -6,7 +6,6 @@ import java.util.Map;
 import java.util.UUID;
 
 import io.paysync.db.Database;
-import io.paysync.observe.SyncObserver;
 
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;

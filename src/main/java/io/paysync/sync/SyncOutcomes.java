@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import io.paysync.observe.CallOutcome;
-import io.paysync.observe.SyncObserver;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 import org.slf4j.Logger;

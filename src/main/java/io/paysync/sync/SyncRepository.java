@@ -202,8 +202,6 @@ public class SyncRepository {
         return Boolean.TRUE.equals(moved);
     }
 
-    // ----- Operator actions -----
-
     /**
      * How long ago the order's idempotency key was written, that is, how long ago the send that may have created a
      * record started (empty without a key). The key's time is the system clock's, as Camel writes it.
@@ -214,78 +212,5 @@ public class SyncRepository {
                 (rs, n) -> rs.getTimestamp(1));
         return at.isEmpty() || at.get(0) == null ? java.util.Optional.empty()
                 : java.util.Optional.of(java.time.Duration.between(at.get(0).toInstant(), Instant.now()));
-    }
-
-    public List<Order> deadLetters() {
-        return db.jdbc().query(db.sql("list-dead-letters"), Map.of(), OrderRepository::mapOrder);
-    }
-
-    /**
-     * Failed -> Pending; returns false when the order is not dead-lettered. {@code alsoIfMoved} runs in the same
-     * transaction, so no worker can claim the order between the two.
-     */
-    public boolean retryDeadLetter(String orderNumber, String cause, Runnable alsoIfMoved) {
-        return retryDeadLetter(orderNumber, operatorCause(cause), alsoIfMoved);
-    }
-
-    /** As {@link #retryDeadLetter(String, String, Runnable)}, with the cause in its parts. */
-    public boolean retryDeadLetter(String orderNumber, Cause cause, Runnable alsoIfMoved) {
-        return operator("retry-dead-letter", orderNumber, SyncStatus.Pending, cause, "operator retry",
-                new MapSqlParameterSource(), alsoIfMoved);
-    }
-
-    /** Failed -> Completed with the id the operator found; returns false when the order is not dead-lettered. */
-    public boolean resolveDeadLetter(String orderNumber, String guid, String cause) {
-        return operator("resolve-dead-letter", orderNumber, SyncStatus.Completed, operatorCause(cause),
-                "resolved by operator with third-party id " + guid, new MapSqlParameterSource("guid", guid), null);
-    }
-
-    /** "operator retry-sync" keeps its text; any other text is an operator's action named by it. */
-    private static Cause operatorCause(String cause) {
-        return cause.startsWith("operator ") ? Cause.operator(cause.substring("operator ".length()))
-                : Cause.operator(cause);
-    }
-
-    private boolean operator(String statement, String orderNumber, SyncStatus to, Cause cause, String detail,
-            MapSqlParameterSource params, Runnable alsoIfMoved) {
-        Instant now = now();
-        params.addValue("orderNumber", orderNumber).addValue("now", Database.utc(now));
-        Boolean moved = db.transactions().execute(status -> {
-            int rows = db.jdbc().update(db.sql(statement), params);
-            if (rows == 1) {
-                history.record(new Entry(orderNumber, "sync", SyncStatus.Failed.name(), to.name(), cause, detail),
-                        now);
-                if (alsoIfMoved != null) {
-                    alsoIfMoved.run();
-                }
-            }
-            return rows == 1;
-        });
-        return Boolean.TRUE.equals(moved);
-    }
-
-    // ----- Expiry -----
-
-    public List<String> expirable(Instant cutoff, int limit) {
-        return db.jdbc().queryForList(db.sql("find-expirable-orders"),
-                new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", limit), String.class);
-    }
-
-    /**
-     * Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. {@code workerId} names the
-     * instance whose expiry job did it, in the history.
-     */
-    public boolean expire(String orderNumber, Instant cutoff, String workerId) {
-        Instant now = now();
-        Boolean moved = db.transactions().execute(status -> {
-            int rows = db.jdbc().update(db.sql("expire-order"),
-                    new MapSqlParameterSource("orderNumber", orderNumber).addValue("cutoff", Database.utc(cutoff)));
-            if (rows == 1) {
-                history.record(new Entry(orderNumber, "payment", "Pending", "Expired", Cause.expiry(workerId),
-                        "no final payment before " + cutoff), now);
-            }
-            return rows == 1;
-        });
-        return Boolean.TRUE.equals(moved);
     }
 }

@@ -20,8 +20,6 @@ import com.jayway.jsonpath.spi.mapper.JacksonMappingProvider;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.http.Json;
-import io.paysync.observe.CallOutcome;
-import io.paysync.observe.SyncObserver;
 import io.paysync.order.Money;
 import io.paysync.order.PaymentStatus;
 import io.paysync.sync.SendAttempt.Action;

@@ -1,4 +1,4 @@
-package io.paysync.observe;
+package io.paysync.sync;
 
 import java.util.Locale;
 

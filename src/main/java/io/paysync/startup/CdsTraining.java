@@ -1,4 +1,4 @@
-package io.paysync;
+package io.paysync.startup;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 
 import org.apache.camel.main.Main;
 
@@ -32,7 +33,7 @@ import org.apache.camel.main.Main;
  * {@code bench/cds-class-list.sh} from a real start, and loaded here by name (loaded, not initialised: nothing of them
  * runs). {@code -Dpaysync.cds.class-list=false} leaves them out, as that script does to see what is missing.
  */
-final class CdsTraining {
+public final class CdsTraining {
 
     private static final String SHOP_TOKEN = "cds-training-only-shop-token";
     private static final String OPERATOR_TOKEN = "cds-training-only-operator-token";
@@ -43,13 +44,17 @@ final class CdsTraining {
     private CdsTraining() {
     }
 
-    static int run() throws Exception {
+    /**
+     * @param runtime makes a configured, unstarted runtime (the one {@code java -jar} would start), once the profile
+     *                is set
+     */
+    public static int run(Supplier<Main> runtime) throws Exception {
         System.setProperty("camel.main.profile", "prod");
         int port;
         try (ServerSocket socket = new ServerSocket(0)) {
             port = socket.getLocalPort();
         }
-        Main main = Paysync.create();
+        Main main = runtime.get();
         Map<String, String> props = new LinkedHashMap<>();
         props.put("camel.server.port", String.valueOf(port));
         props.put("camel.management.port", String.valueOf(port));

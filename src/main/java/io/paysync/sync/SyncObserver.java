@@ -1,4 +1,4 @@
-package io.paysync.observe;
+package io.paysync.sync;
 
 /** What the sync worker tells the metrics; {@link #NONE} until {@link BusinessMetrics} is bound. */
 public interface SyncObserver {
