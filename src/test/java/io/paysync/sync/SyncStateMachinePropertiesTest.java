@@ -16,7 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -25,30 +27,22 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.SeededCases;
 import io.paysync.support.TestClock;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.EdgeCasesMode;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.statistics.Statistics;
-import net.jqwik.api.Tuple;
-import net.jqwik.api.lifecycle.AfterContainer;
-import net.jqwik.api.lifecycle.BeforeContainer;
-import net.jqwik.api.state.Action;
-import net.jqwik.api.state.ActionChain;
-import net.jqwik.api.state.Transformer;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
@@ -56,6 +50,10 @@ import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.model.SplitDefinition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * Reliability scenario 20: random action chains of callbacks (valid, duplicate, forged, mismatched, conflicting,
@@ -74,6 +72,12 @@ import org.apache.camel.model.SplitDefinition;
  * just before its HTTP call, just after the answer and before the outcome is stored). While it is held it behaves as
  * a killed worker: its claims expire and other ticks take them over. When it wakes up (an action, or the end of the
  * chain) it carries on as a zombie whose stale claim must change nothing.
+ *
+ * <p>
+ * 50 seeded chains of 40 actions ({@link SeededCases}): the base seed is fixed, so every run tries the same chains;
+ * {@code -Dpaysync.test.seed=<n>} tries others, and a failing chain names the seed that runs it again alone. Each
+ * action is drawn by weight among the kinds whose precondition holds ({@link #ACTIONS}), then its parameters, each from
+ * the same {@code Random}.
  */
 class SyncStateMachinePropertiesTest {
 
@@ -82,6 +86,10 @@ class SyncStateMachinePropertiesTest {
     private static final int LEASE_SECONDS = 30;
     private static final int MAX_ATTEMPTS = 4;
     private static final int BATCH_SIZE = 3;
+    /** Fixed so CI tries the same chains every run; {@code -Dpaysync.test.seed} overrides it. */
+    private static final long SEED = 4_020_260_401L;
+    private static final int CHAINS_PER_RUN = 50;
+    private static final int ACTIONS_PER_CHAIN = 40;
     private static final List<String[]> PRICES = List.of(new String[] { "19.99", "EUR" },
             new String[] { "7.50", "USD" }, new String[] { "100", "JPY" }, new String[] { "0.01", "EUR" });
 
@@ -101,7 +109,7 @@ class SyncStateMachinePropertiesTest {
         AFTER_CLAIM, BEFORE_CALL, AFTER_CALL
     }
 
-    @BeforeContainer
+    @BeforeAll
     static void start() throws Exception {
         database = TestDatabase.h2();
         stub = ThirdPartyStub.start();
@@ -143,8 +151,9 @@ class SyncStateMachinePropertiesTest {
         template = camel.createProducerTemplate();
     }
 
-    @AfterContainer
+    @AfterAll
     static void stop() throws Exception {
+        printStatistics();
         wakeAll();
         WORKER_THREADS.shutdownNow();
         template.close();
@@ -153,48 +162,87 @@ class SyncStateMachinePropertiesTest {
         database.close();
     }
 
-    @Property(tries = 50, edgeCases = EdgeCasesMode.NONE)
-    void should_keep_every_invariant_after_every_step_and_sync_every_paid_order_once_at_the_end(
-            @ForAll("chains") ActionChain<World> chain) throws Exception {
-        World world = chain
-                .withInvariant("payment states as answered; final ones never change (I3, I5)", World::checkPayments)
-                .withInvariant("nothing sent unless Paid (I1)", World::checkRequests)
-                .withInvariant("one record, Completed only with its id, claims only of Paid (I2)", World::checkSync)
-                .withInvariant("only the current claim stores an outcome (fencing)", World::checkFencing)
-                .run();
-        world.drainAndCheck();
-        Statistics.label("steps").collect(bucket(chain.transformations().size(), 10));
-        Statistics.label("orders paid of created").collect(world.orders.stream()
-                .filter(o -> o.payment.equals("Paid")).count() + " of " + world.orders.size());
-        Statistics.label("workers held").collect(world.workersHeld);
-        Statistics.label("dead letters before the operator's retry").collect(world.deadLetters);
-        Statistics.label("third-party requests").collect(bucket(world.requestsChecked - world.requestsAtStart, 10));
+    @TestFactory
+    Stream<DynamicTest> should_keep_every_invariant_after_every_step_and_sync_every_paid_order_once_at_the_end() {
+        return SeededCases.cases(SyncStateMachinePropertiesTest.class, "chain", CHAINS_PER_RUN, SEED,
+                SyncStateMachinePropertiesTest::runChain);
+    }
+
+    /** What is checked after every action (and before the first), in this order. */
+    record Invariant(String label, Consumer<World> check) {
+    }
+
+    private static final List<Invariant> INVARIANTS = List.of(
+            new Invariant("payment states as answered; final ones never change (I3, I5)", World::checkPayments),
+            new Invariant("nothing sent unless Paid (I1)", World::checkRequests),
+            new Invariant("one record, Completed only with its id, claims only of Paid (I2)", World::checkSync),
+            new Invariant("only the current claim stores an outcome (fencing)", World::checkFencing));
+
+    private static void runChain(Random random) throws Exception {
+        World world = World.fresh();
+        List<String> done = new ArrayList<>();
+        checkInvariants(world, done);
+        for (int i = 0; i < ACTIONS_PER_CHAIN; i++) {
+            Move move = nextMove(random, world);
+            done.add(move.description());
+            try {
+                // Marks the start of the step: what it sends must be for orders already Paid by then (I1).
+                world.begin(move.description());
+                move.body().run(world);
+            } catch (Throwable t) {
+                throw failed("Action '" + move.description() + "'", done, t);
+            }
+            checkInvariants(world, done);
+        }
+        try {
+            world.drainAndCheck();
+        } catch (Throwable t) {
+            throw failed("The final drain", done, t);
+        }
+        collect("orders paid of created", world.orders.stream().filter(o -> o.payment.equals("Paid")).count()
+                + " of " + world.orders.size());
+        collect("workers held", world.workersHeld);
+        collect("dead letters before the operator's retry", world.deadLetters);
+        collect("third-party requests", bucket(world.requestsChecked - world.requestsAtStart, 10));
+    }
+
+    private static void checkInvariants(World world, List<String> done) {
+        for (Invariant invariant : INVARIANTS) {
+            try {
+                invariant.check().accept(world);
+            } catch (Throwable t) {
+                throw failed("Invariant '" + invariant.label() + "'", done, t);
+            }
+        }
+    }
+
+    private static AssertionError failed(String what, List<String> done, Throwable cause) {
+        return new AssertionError(what + " failed after these actions:\n    " + String.join("\n    ", done) + "\n"
+                + (cause instanceof AssertionError ? cause.getMessage() : cause), cause);
+    }
+
+    // ----- What the chains did, printed after the last one to show what they covered -----
+
+    private static final Map<String, Map<String, Integer>> STATISTICS = new LinkedHashMap<>();
+
+    private static synchronized void collect(String label, Object value) {
+        STATISTICS.computeIfAbsent(label, k -> new TreeMap<>()).merge(String.valueOf(value), 1, Integer::sum);
+    }
+
+    private static synchronized void printStatistics() {
+        STATISTICS.forEach((label, counts) -> {
+            int total = counts.values().stream().mapToInt(Integer::intValue).sum();
+            StringBuilder out = new StringBuilder(label + " (" + total + " chains):\n");
+            counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                    .forEach(e -> out.append(String.format("    %-10s %3d  %3d %%%n", e.getKey(), e.getValue(),
+                            100 * e.getValue() / total)));
+            System.out.print(out);
+        });
     }
 
     private static String bucket(long n, int width) {
         long low = n / width * width;
         return low + "-" + (low + width - 1);
-    }
-
-    @Provide
-    Arbitrary<ActionChain<World>> chains() {
-        return ActionChain.startWith(World::fresh)
-                .withAction(7, new CreateOrder())
-                .withAction(9, new SuccessCallback())
-                .withAction(2, new FailureCallback())
-                .withAction(3, new DuplicateCallback())
-                .withAction(2, new ForgedCallback())
-                .withAction(2, new MismatchedCallback())
-                .withAction(7, new Tick())
-                .withAction(4, new StopWorker())
-                .withAction(3, new WakeWorker())
-                .withAction(4, new ScriptFault())
-                .withAction(1, new ThirdPartyDown())
-                .withAction(4, new AdvanceClock())
-                .withAction(1, new Expire())
-                .withAction(1, new OperatorRetry())
-                .withAction(1, new Breaker())
-                .withMaxTransformations(40);
     }
 
     // ----- The world: the runtime's tables, the stub, and what the test has seen -----
@@ -272,8 +320,8 @@ class SyncStateMachinePropertiesTest {
                     + String.join("\n", trace.subList(Math.max(0, trace.size() - 40), trace.size()));
         }
 
-        ModelOrder order(int index) {
-            return index < orders.size() ? orders.get(index) : null;
+        boolean hasOrders() {
+            return !orders.isEmpty();
         }
 
         ModelOrder byNumber(String number) {
@@ -755,283 +803,238 @@ class SyncStateMachinePropertiesTest {
 
     // ----- Actions -----
 
-    /** A step of the chain: marks its start (for I1) and runs it. */
-    private static Transformer<World> step(String description, StepBody body) {
-        return Transformer.mutate(description, w -> {
-            w.begin(description);
-            try {
-                body.run(w);
-            } catch (RuntimeException | Error e) {
-                throw e;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
+    /** One action of a chain with its parameters drawn: what it does, as a failure lists it, and how. */
+    record Move(String description, MoveBody body) {
     }
 
     @FunctionalInterface
-    interface StepBody {
+    interface MoveBody {
         void run(World w) throws Exception;
     }
 
-    interface OrderStepBody {
+    @FunctionalInterface
+    interface OrderMoveBody {
         void run(World w, ModelOrder o) throws Exception;
     }
 
-    /** A step about the i-th order the chain created (a shrunk chain may no longer have it: then a no-op). */
-    private static Transformer<World> orderStep(String description, int i, OrderStepBody body) {
-        return step(description, x -> {
-            ModelOrder o = x.order(i);
-            if (o == null) {
-                x.note("no such order");
-                return;
+    /** A kind of action: its weight among the kinds whose precondition holds, and how its parameters are drawn. */
+    record Action(int weight, Predicate<World> precondition, BiFunction<Random, World, Move> draw) {
+    }
+
+    private static final List<Action> ACTIONS = List.of(
+            new Action(7, w -> true, (r, w) -> createOrder(r)),
+            new Action(9, World::hasOrders, SyncStateMachinePropertiesTest::successCallback),
+            new Action(2, World::hasOrders, SyncStateMachinePropertiesTest::failureCallback),
+            new Action(3, w -> !w.callbacks.isEmpty(), SyncStateMachinePropertiesTest::duplicateCallback),
+            new Action(2, World::hasOrders, SyncStateMachinePropertiesTest::forgedCallback),
+            new Action(2, World::hasOrders, SyncStateMachinePropertiesTest::mismatchedCallback),
+            new Action(7, w -> true, (r, w) -> new Move("worker tick", World::tick)),
+            new Action(4, w -> true, (r, w) -> stopWorker(r)),
+            new Action(3, w -> !w.held.isEmpty(), SyncStateMachinePropertiesTest::wakeWorker),
+            new Action(4, World::hasOrders, SyncStateMachinePropertiesTest::scriptFault),
+            new Action(1, w -> true, (r, w) -> thirdPartyDown(r)),
+            new Action(4, w -> true, (r, w) -> advanceClock(r)),
+            new Action(1, w -> true, (r, w) -> new Move("expiry run", World::expire)),
+            new Action(1, World::hasOrders, SyncStateMachinePropertiesTest::operatorRetry),
+            new Action(1, w -> true, (r, w) -> breaker(r)));
+
+    /** The next action: a kind drawn by weight among those whose precondition holds, then its parameters. */
+    static Move nextMove(Random random, World w) {
+        List<Action> possible = ACTIONS.stream().filter(a -> a.precondition().test(w)).toList();
+        Action action = possible.get(weighted(random, possible.stream().mapToInt(Action::weight).toArray()));
+        return action.draw().apply(random, w);
+    }
+
+    /** The index of a weight, drawn in proportion to the weights. */
+    static int weighted(Random random, int... weights) {
+        int pick = random.nextInt(IntStream.of(weights).sum());
+        for (int i = 0; i < weights.length; i++) {
+            pick -= weights[i];
+            if (pick < 0) {
+                return i;
             }
-            body.run(x, o);
+        }
+        throw new IllegalStateException();
+    }
+
+    /**
+     * An index below {@code size}: uniform over up to 21 values. A longer range is cut at a third of its top (and that
+     * part again while it has more than 21 values) and each part is as likely, so that the first orders and callbacks
+     * of a long chain still come up as often as the recent ones.
+     */
+    static int index(Random random, int size) {
+        int max = size - 1;
+        List<Integer> cuts = new ArrayList<>();
+        for (int top = max; top > 20; top /= 3) {
+            cuts.add(0, top / 3);
+        }
+        int part = random.nextInt(cuts.size() + 1);
+        int low = part == 0 ? 0 : cuts.get(part - 1);
+        int high = part == cuts.size() ? max : cuts.get(part) - 1;
+        return low + random.nextInt(high - low + 1);
+    }
+
+    /** An action about the i-th order the chain created. */
+    private static Move orderMove(String description, int i, OrderMoveBody body) {
+        return new Move(description, x -> body.run(x, x.orders.get(i)));
+    }
+
+    static Move createOrder(Random random) {
+        int p = random.nextInt(PRICES.size());
+        return new Move("create order " + PRICES.get(p)[0] + " " + PRICES.get(p)[1], w -> w.createOrder(p));
+    }
+
+    static Move successCallback(Random random, World w) {
+        int i = index(random, w.orders.size());
+        // Transaction: 0 fresh, 1 the order's own (if any), 2 another order's (a conflict); amount as written or
+        // in another spelling of the same value; signed with the current or the previous secret.
+        int t = weighted(random, 6, 2, 1);
+        boolean respelled = random.nextBoolean();
+        boolean oldSecret = random.nextBoolean();
+        return orderMove("success callback for order #" + i
+                + (t == 0 ? ", new transaction" : t == 1 ? ", its own transaction" : ", another's transaction")
+                + (respelled ? ", amount respelled" : "") + (oldSecret ? ", previous secret" : ""), i, (x, o) -> {
+                    String transaction = x.freshTransaction();
+                    if (t == 1 && o.transactionId != null) {
+                        transaction = o.transactionId;
+                    } else if (t == 2) {
+                        transaction = x.orders.stream().filter(other -> other != o && other.transactionId != null)
+                                .map(other -> other.transactionId).findFirst().orElse(transaction);
+                    }
+                    String amount = respelled ? new BigDecimal(o.amount).setScale(
+                            Math.max(0, new BigDecimal(o.amount).stripTrailingZeros().scale()))
+                            .toPlainString() : o.amount;
+                    x.signedCallback(o, transaction, amount, o.currency, "succeeded", oldSecret);
+                });
+    }
+
+    static Move failureCallback(Random random, World w) {
+        int i = index(random, w.orders.size());
+        return orderMove("failure callback for order #" + i, i, (x, o) -> {
+            x.signedCallback(o, x.freshTransaction(), o.amount, o.currency, "failed", false);
         });
     }
 
-    private static Arbitrary<Integer> anOrder(World w) {
-        return Arbitraries.integers().between(0, Math.max(0, w.orders.size() - 1));
-    }
-
-    static class CreateOrder implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.integers().between(0, PRICES.size() - 1)
-                    .map(p -> step("create order " + PRICES.get(p)[0] + " " + PRICES.get(p)[1],
-                            w -> w.createOrder(p)));
-        }
-    }
-
-    static class SuccessCallback implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.orders.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            // Transaction: 0 fresh, 1 the order's own (if any), 2 another order's (a conflict); amount as written or
-            // in another spelling of the same value; signed with the current or the previous secret.
-            Arbitrary<Integer> txn = Arbitraries.frequency(Tuple.of(6, 0), Tuple.of(2, 1), Tuple.of(1, 2));
-            return Combinators.combine(anOrder(w), txn, Arbitraries.of(false, true), Arbitraries.of(false, true))
-                    .as((i, t, respelled, oldSecret) -> orderStep("success callback for order #" + i
-                            + (t == 0 ? ", new transaction" : t == 1 ? ", its own transaction" : ", another's transaction")
-                            + (respelled ? ", amount respelled" : "") + (oldSecret ? ", previous secret" : ""), i, (x, o) -> {
-                                String transaction = x.freshTransaction();
-                                if (t == 1 && o.transactionId != null) {
-                                    transaction = o.transactionId;
-                                } else if (t == 2) {
-                                    transaction = x.orders.stream().filter(other -> other != o && other.transactionId != null)
-                                            .map(other -> other.transactionId).findFirst().orElse(transaction);
-                                }
-                                String amount = respelled ? new BigDecimal(o.amount).setScale(
-                                        Math.max(0, new BigDecimal(o.amount).stripTrailingZeros().scale()))
-                                        .toPlainString() : o.amount;
-                                x.signedCallback(o, transaction, amount, o.currency, "succeeded", oldSecret);
-                            }));
-        }
-    }
-
-    static class FailureCallback implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.orders.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            return anOrder(w).map(i -> orderStep("failure callback for order #" + i, i, (x, o) -> {
-                x.signedCallback(o, x.freshTransaction(), o.amount, o.currency, "failed", false);
-            }));
-        }
-    }
-
-    static class DuplicateCallback implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.callbacks.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            return Arbitraries.integers().between(0, w.callbacks.size() - 1)
-                    .map(i -> step("the same bytes and headers as callback #" + i + " again", x -> {
-                        if (i >= x.callbacks.size()) {
-                            x.note("no such callback");
-                            return;
-                        }
-                        x.send(x.callbacks.get(i));
-                    }));
-        }
+    static Move duplicateCallback(Random random, World w) {
+        int i = index(random, w.callbacks.size());
+        return new Move("the same bytes and headers as callback #" + i + " again", x -> x.send(x.callbacks.get(i)));
     }
 
     enum Forgery {
         WRONG_SECRET, BODY_CHANGED_AFTER_SIGNING, STALE_TIMESTAMP, FUTURE_TIMESTAMP, NO_SIGNATURE, UNKNOWN_ORDER
     }
 
-    static class ForgedCallback implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.orders.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            return Combinators.combine(anOrder(w), Arbitraries.of(Forgery.class))
-                    .as((i, forgery) -> orderStep("forged success callback for order #" + i + ": " + forgery, i, (x, o) -> {
-                        String number = forgery == Forgery.UNKNOWN_ORDER ? o.number + "-unknown" : o.number;
-                        String txn = x.freshTransaction();
-                        byte[] body = PaysyncInstance.callbackBody(number, txn, o.amount, o.currency, "succeeded")
-                                .getBytes(StandardCharsets.UTF_8);
-                        long now = clock.instant().getEpochSecond();
-                        long ts = forgery == Forgery.STALE_TIMESTAMP ? now - TOLERANCE_SECONDS - 1
-                                : forgery == Forgery.FUTURE_TIMESTAMP ? now + TOLERANCE_SECONDS + 1 : now;
-                        String secret = forgery == Forgery.WRONG_SECRET ? PaysyncInstance.UNKNOWN_SECRET
-                                : PaysyncInstance.SECRET;
-                        String[] headers = forgery == Forgery.NO_SIGNATURE ? new String[0]
-                                : PaysyncInstance.signatureHeaders(body, secret, ts);
-                        // A timestamp outside the window is refused now, but the signature is genuine: sent again
-                        // once the clock has caught up with a future one, it is a valid callback.
-                        boolean authentic = forgery == Forgery.UNKNOWN_ORDER || forgery == Forgery.STALE_TIMESTAMP
-                                || forgery == Forgery.FUTURE_TIMESTAMP;
-                        if (forgery == Forgery.BODY_CHANGED_AFTER_SIGNING) {
-                            // Signed as a failure, sent as a success: one changed field.
-                            byte[] signed = PaysyncInstance.callbackBody(number, txn, o.amount, o.currency, "failed")
-                                    .getBytes(StandardCharsets.UTF_8);
-                            headers = PaysyncInstance.signatureHeaders(signed, secret, ts);
-                        }
-                        x.send(new SentCallback(number, txn, o.amount, o.currency, "succeeded", body, headers, ts,
-                                authentic));
-                    }));
-        }
+    static Move forgedCallback(Random random, World w) {
+        int i = index(random, w.orders.size());
+        Forgery forgery = Forgery.values()[random.nextInt(Forgery.values().length)];
+        return orderMove("forged success callback for order #" + i + ": " + forgery, i, (x, o) -> {
+            String number = forgery == Forgery.UNKNOWN_ORDER ? o.number + "-unknown" : o.number;
+            String txn = x.freshTransaction();
+            byte[] body = PaysyncInstance.callbackBody(number, txn, o.amount, o.currency, "succeeded")
+                    .getBytes(StandardCharsets.UTF_8);
+            long now = clock.instant().getEpochSecond();
+            long ts = forgery == Forgery.STALE_TIMESTAMP ? now - TOLERANCE_SECONDS - 1
+                    : forgery == Forgery.FUTURE_TIMESTAMP ? now + TOLERANCE_SECONDS + 1 : now;
+            String secret = forgery == Forgery.WRONG_SECRET ? PaysyncInstance.UNKNOWN_SECRET : PaysyncInstance.SECRET;
+            String[] headers = forgery == Forgery.NO_SIGNATURE ? new String[0]
+                    : PaysyncInstance.signatureHeaders(body, secret, ts);
+            // A timestamp outside the window is refused now, but the signature is genuine: sent again once the clock
+            // has caught up with a future one, it is a valid callback.
+            boolean authentic = forgery == Forgery.UNKNOWN_ORDER || forgery == Forgery.STALE_TIMESTAMP
+                    || forgery == Forgery.FUTURE_TIMESTAMP;
+            if (forgery == Forgery.BODY_CHANGED_AFTER_SIGNING) {
+                // Signed as a failure, sent as a success: one changed field.
+                byte[] signed = PaysyncInstance.callbackBody(number, txn, o.amount, o.currency, "failed")
+                        .getBytes(StandardCharsets.UTF_8);
+                headers = PaysyncInstance.signatureHeaders(signed, secret, ts);
+            }
+            x.send(new SentCallback(number, txn, o.amount, o.currency, "succeeded", body, headers, ts, authentic));
+        });
     }
 
-    static class MismatchedCallback implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.orders.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            return Combinators.combine(anOrder(w), Arbitraries.of("amount", "currency"),
-                    Arbitraries.of("succeeded", "failed"))
-                    .as((i, what, status) -> orderStep(status + " callback for order #" + i + " with another " + what,
-                            i, (x, o) -> {
-                                String amount = o.amount;
-                                String currency = o.currency;
-                                if (what.equals("amount")) {
-                                    amount = new BigDecimal(o.amount).add(BigDecimal.ONE).toPlainString();
-                                } else {
-                                    currency = currency.equals("EUR") ? "USD" : "EUR";
-                                    if (o.currency.equals("JPY")) {
-                                        amount = o.amount + ".00";
-                                    }
-                                }
-                                x.signedCallback(o, x.freshTransaction(), amount, currency, status, false);
-                            }));
-        }
+    static Move mismatchedCallback(Random random, World w) {
+        int i = index(random, w.orders.size());
+        String what = random.nextBoolean() ? "currency" : "amount";
+        String status = random.nextBoolean() ? "failed" : "succeeded";
+        return orderMove(status + " callback for order #" + i + " with another " + what, i, (x, o) -> {
+            String amount = o.amount;
+            String currency = o.currency;
+            if (what.equals("amount")) {
+                amount = new BigDecimal(o.amount).add(BigDecimal.ONE).toPlainString();
+            } else {
+                currency = currency.equals("EUR") ? "USD" : "EUR";
+                if (o.currency.equals("JPY")) {
+                    amount = o.amount + ".00";
+                }
+            }
+            x.signedCallback(o, x.freshTransaction(), amount, currency, status, false);
+        });
     }
 
-    static class Tick implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.just(step("worker tick", World::tick));
-        }
+    static Move stopWorker(Random random) {
+        PausePoint point = PausePoint.values()[random.nextInt(PausePoint.values().length)];
+        return new Move("a worker ticks and stops " + point, w -> w.stopWorker(point));
     }
 
-    static class StopWorker implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.of(PausePoint.class)
-                    .map(point -> step("a worker ticks and stops " + point, w -> w.stopWorker(point)));
-        }
+    static Move wakeWorker(Random random, World w) {
+        int i = index(random, w.held.size());
+        return new Move("held worker #" + i + " wakes up", x -> x.wakeWorker(i));
     }
 
-    static class WakeWorker implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.held.isEmpty();
+    static Move scriptFault(Random random, World w) {
+        int i = index(random, w.orders.size());
+        List<Step> steps = new ArrayList<>();
+        for (int n = 1 + random.nextInt(3); steps.size() < n;) {
+            steps.add(fault(random));
         }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            return Arbitraries.integers().between(0, w.held.size() - 1)
-                    .map(i -> step("held worker #" + i + " wakes up", x -> x.wakeWorker(i)));
-        }
+        return orderMove("order #" + i + " meets " + steps.stream().map(World::describe).toList()
+                + " at the third party", i, (x, o) -> x.script(o, steps));
     }
 
-    static class ScriptFault implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.orders.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            Arbitrary<Step> fault = Arbitraries.frequencyOf(
-                    Tuple.of(2, Arbitraries.just(Step.status(408))),
-                    Tuple.of(2, Arbitraries.of(Step.status(429, "1"), Step.status(429, "120"))),
-                    Tuple.of(2, Arbitraries.just(Step.status(500))),
-                    Tuple.of(2, Arbitraries.of(Step.status(503), Step.status(503, "5"))),
-                    Tuple.of(3, Arbitraries.just(Step.of(Fault.CREATE_THEN_DROP))),
-                    Tuple.of(1, Arbitraries.just(Step.of(Fault.NON_JSON))),
-                    Tuple.of(1, Arbitraries.just(Step.of(Fault.NO_ID))),
-                    Tuple.of(1, Arbitraries.just(Step.hang(1500))),
-                    Tuple.of(1, Arbitraries.just(Step.status(400))));
-            return Combinators.combine(anOrder(w), fault.list().ofMinSize(1).ofMaxSize(3))
-                    .as((i, steps) -> orderStep("order #" + i + " meets " + steps.stream().map(World::describe).toList()
-                            + " at the third party", i, (x, o) -> {
-                                x.script(o, steps);
-                            }));
-        }
+    /**
+     * A fault of the third party's, by weight: 408, 429 (Retry-After 1 or 120 s), 500 and 503 (with or without
+     * Retry-After 5 s) 2 each; the record created and the answer lost 3; non-JSON, no id, a hang past the response
+     * timeout and 400 1 each.
+     */
+    static Step fault(Random random) {
+        return switch (weighted(random, 2, 2, 2, 2, 3, 1, 1, 1, 1)) {
+            case 0 -> Step.status(408);
+            case 1 -> random.nextBoolean() ? Step.status(429, "1") : Step.status(429, "120");
+            case 2 -> Step.status(500);
+            case 3 -> random.nextBoolean() ? Step.status(503) : Step.status(503, "5");
+            case 4 -> Step.of(Fault.CREATE_THEN_DROP);
+            case 5 -> Step.of(Fault.NON_JSON);
+            case 6 -> Step.of(Fault.NO_ID);
+            case 7 -> Step.hang(1500);
+            default -> Step.status(400);
+        };
     }
 
-    static class ThirdPartyDown implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.of(true, false).map(down -> step(down ? "third party down (503 to everything)"
-                    : "third party back", w -> w.thirdPartyDown(down)));
-        }
+    static Move thirdPartyDown(Random random) {
+        boolean down = random.nextBoolean();
+        return new Move(down ? "third party down (503 to everything)" : "third party back",
+                w -> w.thirdPartyDown(down));
     }
 
-    static class AdvanceClock implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            // Past a Retry-After of 1 s; a backoff; the lease; a Retry-After of 120 s; the signature window; the
-            // payment window.
-            return Arbitraries.of(1, 5, LEASE_SECONDS + 1, 121, TOLERANCE_SECONDS + 1, WINDOW_SECONDS + 1)
-                    .map(s -> step("clock +" + s + " s", w -> w.advance(s)));
-        }
+    /**
+     * Past a Retry-After of 1 s; a backoff; the lease; a Retry-After of 120 s; the signature window; the payment
+     * window.
+     */
+    private static final int[] CLOCK_MOVES = { 1, 5, LEASE_SECONDS + 1, 121, TOLERANCE_SECONDS + 1,
+            WINDOW_SECONDS + 1 };
+
+    static Move advanceClock(Random random) {
+        int s = CLOCK_MOVES[random.nextInt(CLOCK_MOVES.length)];
+        return new Move("clock +" + s + " s", w -> w.advance(s));
     }
 
-    static class Expire implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.just(step("expiry run", World::expire));
-        }
+    static Move operatorRetry(Random random, World w) {
+        int i = index(random, w.orders.size());
+        return orderMove("operator retries order #" + i, i, (x, o) -> x.operatorRetry(o));
     }
 
-    static class OperatorRetry implements Action.Dependent<World> {
-        @Override
-        public boolean precondition(World w) {
-            return !w.orders.isEmpty();
-        }
-
-        @Override
-        public Arbitrary<Transformer<World>> transformer(World w) {
-            return anOrder(w).map(i -> orderStep("operator retries order #" + i, i, (x, o) -> {
-                x.operatorRetry(o);
-            }));
-        }
-    }
-
-    static class Breaker implements Action.Independent<World> {
-        @Override
-        public Arbitrary<Transformer<World>> transformer() {
-            return Arbitraries.of(true, false).map(open -> step(open ? "breaker forced open" : "breaker closed",
-                    w -> w.breakerOpen(open)));
-        }
+    static Move breaker(Random random) {
+        boolean open = random.nextBoolean();
+        return new Move(open ? "breaker forced open" : "breaker closed", w -> w.breakerOpen(open));
     }
 }
