@@ -1,5 +1,8 @@
 package io.paysync;
 
+import io.paysync.config.StartupFailure;
+import io.paysync.payment.CallbackSigner;
+import io.paysync.startup.CdsTraining;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Reader;
@@ -7,10 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
-
-import io.paysync.config.StartupFailure;
-import io.paysync.startup.CdsTraining;
-import io.paysync.payment.CallbackSigner;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
@@ -34,8 +33,7 @@ public final class Paysync {
     static final String TLS_KEYSTORE = "paysync.tls.keystore";
     static final String TLS_KEYSTORE_PASSWORD = "paysync.tls.keystore-password";
 
-    private Paysync() {
-    }
+    private Paysync() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && "sign".equals(args[0])) {
@@ -65,14 +63,15 @@ public final class Paysync {
         main.addInitialProperty("camel.main.profile", profile);
         // First location wins, as in Spring Boot: a profile's file beats the general one, and for each a file next
         // to the jar beats the copy built into it. (Environment and -D beat all of them.)
-        main.setPropertyPlaceholderLocations(String.join(",",
+        main.setPropertyPlaceholderLocations(String.join(
+                ",",
                 "file:application-" + profile + ".properties;optional=true",
                 "classpath:application-" + profile + ".properties;optional=true",
                 "file:application.properties;optional=true",
                 "classpath:application.properties;optional=true"));
         // camel-main ignores environment variables ending in _PORT (it takes them for Kubernetes service links), yet
         // CAMEL_SERVER_PORT must win over the file like every other setting.
-        for (String key : new String[] { "camel.server.port", "camel.management.port" }) {
+        for (String key : new String[] {"camel.server.port", "camel.management.port"}) {
             String env = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_'));
             if (!isBlank(env)) {
                 main.addOverrideProperty(key, env.trim());
@@ -95,7 +94,8 @@ public final class Paysync {
      * for finer settings (protocols, cipher suites, client certificates).
      */
     static void tls(PropertiesComponent properties) {
-        String keystore = properties.resolveProperty(TLS_KEYSTORE).map(String::trim).orElse("");
+        String keystore =
+                properties.resolveProperty(TLS_KEYSTORE).map(String::trim).orElse("");
         if (keystore.isEmpty()) {
             return;
         }
@@ -104,7 +104,8 @@ public final class Paysync {
         // characters at least, so a Windows drive letter (C:) starts a path.
         boolean uri = keystore.matches("[a-zA-Z][a-zA-Z0-9+.-]+:.*");
         properties.addOverrideProperty("camel.ssl.keyStore", uri ? keystore : "file:" + keystore);
-        properties.resolveProperty(TLS_KEYSTORE_PASSWORD)
+        properties
+                .resolveProperty(TLS_KEYSTORE_PASSWORD)
                 .ifPresent(password -> properties.addOverrideProperty("camel.ssl.keystorePassword", password));
         properties.addOverrideProperty("camel.server.useGlobalSslContextParameters", "true");
         properties.addOverrideProperty("camel.management.useGlobalSslContextParameters", "true");
@@ -117,10 +118,16 @@ public final class Paysync {
      * free port too.) Runs before camel-main reads its management settings.
      */
     static void defaultManagementPort(PropertiesComponent properties, String profile) {
-        if (properties.resolveProperty(MANAGEMENT_PORT).filter(v -> !v.isBlank()).isPresent()) {
+        if (properties
+                .resolveProperty(MANAGEMENT_PORT)
+                .filter(v -> !v.isBlank())
+                .isPresent()) {
             return;
         }
-        String api = properties.resolveProperty("camel.server.port").map(String::trim).orElse("8080");
+        String api = properties
+                .resolveProperty("camel.server.port")
+                .map(String::trim)
+                .orElse("8080");
         String management = api;
         if (!DEFAULT_PROFILE.equals(profile)) {
             try {
@@ -151,7 +158,10 @@ public final class Paysync {
     private static String fileProperty(Path file, String key) {
         if (!Files.isRegularFile(file)) {
             try (InputStream in = Paysync.class.getResourceAsStream("/application.properties")) {
-                return in == null ? null : load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8)).getProperty(key);
+                return in == null
+                        ? null
+                        : load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))
+                                .getProperty(key);
             } catch (IOException e) {
                 return null;
             }

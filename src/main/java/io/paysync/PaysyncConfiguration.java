@@ -1,9 +1,5 @@
 package io.paysync;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.util.Locale;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.OperatorActions;
@@ -12,9 +8,6 @@ import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.db.RetentionPurge;
 import io.paysync.db.TransitionLog;
-import io.paysync.settlement.SettlementAdapters;
-import io.paysync.settlement.SettlementFiles;
-import io.paysync.settlement.SettlementRows;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.JsonErrorPages;
 import io.paysync.observe.BusinessMetrics;
@@ -33,6 +26,9 @@ import io.paysync.payment.PaymentReconciliation;
 import io.paysync.security.AccessGate;
 import io.paysync.security.Audiences;
 import io.paysync.security.Doors;
+import io.paysync.settlement.SettlementAdapters;
+import io.paysync.settlement.SettlementFiles;
+import io.paysync.settlement.SettlementRows;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
@@ -46,6 +42,9 @@ import io.paysync.sync.SyncSettings;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
 import io.paysync.sync.ThirdPartySimulator;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Locale;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
@@ -72,12 +71,14 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
     @Override
     public void configure(CamelContext context) throws Exception {
-        String profile = context.getPropertiesComponent().resolveProperty("camel.main.profile").orElse("dev");
+        String profile = context.getPropertiesComponent()
+                .resolveProperty("camel.main.profile")
+                .orElse("dev");
         Settings settings = new Settings(context, profile);
         settings.checkRequired();
         // Before anything is opened: an unreadable access policy refuses the start.
-        JolokiaPlatformHttpPlugin jolokia = JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION)
-                .orElse(null));
+        JolokiaPlatformHttpPlugin jolokia =
+                JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null));
         SyncSettings syncSettings = SyncSettings.from(settings);
         Observability.checkSettings(settings);
         // Tests bind a controllable clock under this name; everything time-dependent reads it.
@@ -88,7 +89,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
         CallbackSignatureVerifier verifier = new CallbackSignatureVerifier(
                 settings.require(Settings.WEBHOOK_SECRET),
-                settings.getInt(Settings.TOLERANCE_SECONDS, 300, 0, 86_400), clock);
+                settings.getInt(Settings.TOLERANCE_SECONDS, 300, 0, 86_400),
+                clock);
         // Who may call what, read (and refused, naming every problem) before anything is opened.
         Audiences audiences = Audiences.from(settings);
         int apiPort = port(settings, "camel.server.port");
@@ -97,7 +99,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         boolean managementShared = apiPort == managementPort;
         AccessGate apiGate = new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused);
         // Sharing the API port, the management server may still have a router of its own: both get every door.
-        AccessGate managementGate = managementShared ? apiGate
+        AccessGate managementGate = managementShared
+                ? apiGate
                 : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
         HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
 
@@ -129,22 +132,24 @@ public class PaysyncConfiguration implements CamelConfiguration {
         SyncRepository sync = new SyncRepository(database, clock);
         // The request routes set CamelHttpMethod as text (constant: POST); camel-http reads it as its enum, and Camel's
         // generic enum conversion walks the converter registry on every call, a cost every synced order would pay.
-        context.getTypeConverterRegistry().addTypeConverter(HttpMethods.class, String.class,
-                new TypeConverterSupport() {
+        context.getTypeConverterRegistry()
+                .addTypeConverter(HttpMethods.class, String.class, new TypeConverterSupport() {
                     @Override
                     public <T> T convertTo(Class<T> type, Exchange exchange, Object value) {
-                        return type.cast(HttpMethods.valueOf(((String) value).strip().toUpperCase(Locale.ROOT)));
+                        return type.cast(
+                                HttpMethods.valueOf(((String) value).strip().toUpperCase(Locale.ROOT)));
                     }
                 });
         // The routes pick their SQL files by dialect: sql:classpath:sql/{{paysync.db.dialect}}/...
-        context.getPropertiesComponent().addOverrideProperty("paysync.db.dialect", database.dialect().folder());
+        context.getPropertiesComponent()
+                .addOverrideProperty("paysync.db.dialect", database.dialect().folder());
         // The claimed batch is split in parallel only when more than one call may be in flight.
-        context.getPropertiesComponent().addOverrideProperty("paysync.sync.parallel-send",
-                String.valueOf(syncSettings.concurrency() > 1));
+        context.getPropertiesComponent()
+                .addOverrideProperty("paysync.sync.parallel-send", String.valueOf(syncSettings.concurrency() > 1));
 
         // Camel's JDBC idempotent repository table, whose rows the claim writes (see ClaimedSendKeys).
-        JdbcMessageIdRepository sendKeyTable = new JdbcMessageIdRepository(database.dataSource(),
-                SyncRepository.SEND_KEY_PROCESSOR);
+        JdbcMessageIdRepository sendKeyTable =
+                new JdbcMessageIdRepository(database.dataSource(), SyncRepository.SEND_KEY_PROCESSOR);
         sendKeyTable.setCreateTableIfNotExists(false);
         ClaimedSendKeys sendKeys = new ClaimedSendKeys(sendKeyTable);
 
@@ -152,24 +157,47 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("dataSource", database.dataSource());
         registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
-        registry.bind("paymentCallbackHandler", new PaymentCallbackHandler(verifier, orders,
-                new CallbackLog(database, refused, clock,
-                        settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
+        registry.bind(
+                "paymentCallbackHandler",
+                new PaymentCallbackHandler(
+                        verifier,
+                        orders,
+                        new CallbackLog(
+                                database,
+                                refused,
+                                clock,
+                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
         // Reconciliation applies the gateway's answers through the callback handler itself: one copy of the rules.
-        registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context,
-                registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class), orders));
+        registry.bind(
+                "paymentReconciliation",
+                PaymentReconciliation.from(
+                        settings,
+                        context,
+                        registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class),
+                        orders));
         registry.bind("gatewaySimulator", new GatewaySimulator());
-        registry.bind("adminApi", new AdminApi(orders, new OperatorActions(database, clock), sendKeys, database,
-                audiences.operatorUsername()));
-        registry.bind("operatorConsole", new OperatorConsole(managementPort,
-                settings.get(HawtioConsole.CONSOLE_HAWTIO_URL).orElse(null)));
+        registry.bind(
+                "adminApi",
+                new AdminApi(
+                        orders,
+                        new OperatorActions(database, clock),
+                        sendKeys,
+                        database,
+                        audiences.operatorUsername()));
+        registry.bind(
+                "operatorConsole",
+                new OperatorConsole(
+                        managementPort,
+                        settings.get(HawtioConsole.CONSOLE_HAWTIO_URL).orElse(null)));
         registry.bind(SyncRouteSeam.SEND_KEYS, sendKeys);
         registry.bind("syncRepository", sync);
 
         // The threads that send a claimed batch: at most paysync.sync.concurrency calls in flight per instance.
         // (Used only when concurrency > 1: a batch is otherwise sent on the timer's thread by a sequential split.)
-        registry.bind("syncSendPool", context.getExecutorServiceManager().newFixedThreadPool(this,
-                "paysync-sync-send", syncSettings.concurrency()));
+        registry.bind(
+                "syncSendPool",
+                context.getExecutorServiceManager()
+                        .newFixedThreadPool(this, "paysync-sync-send", syncSettings.concurrency()));
         SyncGate gate = new SyncGate(context);
         registry.bind("syncGate", gate);
         SyncOutcomes outcomes = new SyncOutcomes(syncSettings, sync, sendKeys);
@@ -184,24 +212,35 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("callNeeded", SendAttemptExpressions.CALL_NEEDED);
         registry.bind("lookUpFirst", SendAttemptExpressions.LOOK_UP_FIRST);
         // The request routes' "convertBodyTo: JsonNode": the order as their jq templates see it.
-        context.getTypeConverterRegistry().addTypeConverter(JsonNode.class, SendAttempt.class,
-                new TypeConverterSupport() {
+        context.getTypeConverterRegistry()
+                .addTypeConverter(JsonNode.class, SendAttempt.class, new TypeConverterSupport() {
                     @Override
                     public <T> T convertTo(Class<T> type, Exchange exchange, Object value) {
                         return type.cast(ThirdPartyCall.orderDocument((SendAttempt) value));
                     }
                 });
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
-        registry.bind("paymentExpiry", new PaymentExpiry(database, clock,
-                Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
-                syncSettings.workerId()));
+        registry.bind(
+                "paymentExpiry",
+                new PaymentExpiry(
+                        database,
+                        clock,
+                        Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
+                        syncSettings.workerId()));
         registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));
         // The settlement claim's owner is this run of this instance: two runtimes never share it, even when two
         // instances are given the same worker id, so a file one of them is applying is never resumed by the other.
-        registry.bind("settlementFiles", SettlementFiles.from(settings, context, database, orders, clock,
-                TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
-                        + java.util.UUID.randomUUID().toString().substring(0, 8),
-                Observability.meterRegistry(context)));
+        registry.bind(
+                "settlementFiles",
+                SettlementFiles.from(
+                        settings,
+                        context,
+                        database,
+                        orders,
+                        clock,
+                        TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
+                                + java.util.UUID.randomUUID().toString().substring(0, 8),
+                        Observability.meterRegistry(context)));
         registry.bind("settlementRows", new SettlementRows());
         // routes/adapters/stripe-settlement.camel.yaml: its folder, checked once the canonical inbox is known.
         SettlementAdapters.configure(settings, context);
@@ -213,14 +252,18 @@ public class PaysyncConfiguration implements CamelConfiguration {
         context.addStartupListener(new JsonErrorPages());
 
         // Business metrics beside Camel's at /observe/metrics; readiness checks of the database and the breaker.
-        BusinessMetrics metrics = Observability.metrics(context, settings, database, clock, SyncRouteSeam.BREAKER_ID,
-                gate::breakerState);
+        BusinessMetrics metrics =
+                Observability.metrics(context, settings, database, clock, SyncRouteSeam.BREAKER_ID, gate::breakerState);
         claims.observe(metrics);
         thirdPartyCall.observe(metrics);
         outcomes.observe(metrics);
         Observability.healthChecks(context, settings, database, SyncRouteSeam.BREAKER_ID, gate::breakerState);
-        LOG.info("Paysync configured: profile {}, database {}, API on port {}, management on port {}", profile,
-                database.dialect().folder(), apiPort, managementPort);
+        LOG.info(
+                "Paysync configured: profile {}, database {}, API on port {}, management on port {}",
+                profile,
+                database.dialect().folder(),
+                apiPort,
+                managementPort);
     }
 
     private static int port(Settings settings, String key) {

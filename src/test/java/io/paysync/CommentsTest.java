@@ -13,7 +13,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,8 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class CommentsTest {
 
-    private static final List<Path> SCANNED = List.of(Path.of("src/main"), Path.of("routes"),
-            Path.of("application.properties"));
+    private static final List<Path> SCANNED =
+            List.of(Path.of("src/main"), Path.of("routes"), Path.of("application.properties"));
 
     /**
      * Migrations a database may already have applied keep their text, comments included: Flyway checksums every line
@@ -42,15 +41,19 @@ class CommentsTest {
     private static final Map<String, Pattern> IN_COMMENTS = new LinkedHashMap<>();
 
     static {
-        ANYWHERE.put("a reference to CONTRACT.md, outside the repository (name the OpenAPI file or a doc instead)",
+        ANYWHERE.put(
+                "a reference to CONTRACT.md, outside the repository (name the OpenAPI file or a doc instead)",
                 Pattern.compile("\\bCONTRACT\\b|§"));
         ANYWHERE.put("a path outside the repository", Pattern.compile("\\.\\./shared\\b"));
-        ANYWHERE.put("a benchmark notes file that is gone (docs/benchmarks.md is the reference)",
+        ANYWHERE.put(
+                "a benchmark notes file that is gone (docs/benchmarks.md is the reference)",
                 Pattern.compile("benchmarks-(sync|startup)-notes"));
         ANYWHERE.put("an issue number", Pattern.compile("(?i)\\bissues?\\s+#?[0-9]"));
-        ANYWHERE.put("a benchmark label (they belong to bench/ and docs/benchmarks.md)", Pattern.compile("\\bB[1-5]\\b"));
+        ANYWHERE.put(
+                "a benchmark label (they belong to bench/ and docs/benchmarks.md)", Pattern.compile("\\bB[1-5]\\b"));
         ANYWHERE.put("a date", Pattern.compile("\\b20[0-9]{2}-[0-9]{2}-[0-9]{2}\\b"));
-        IN_COMMENTS.put("a percentage (leave the figure to docs/benchmarks.md and give the reason in words)",
+        IN_COMMENTS.put(
+                "a percentage (leave the figure to docs/benchmarks.md and give the reason in words)",
                 Pattern.compile("[0-9] ?%"));
         IN_COMMENTS.put("an issue or pull request reference", Pattern.compile("(?<![\\w&#])#[0-9]+\\b"));
     }
@@ -68,12 +71,15 @@ class CommentsTest {
                 }
             }
         }
-        assertThat(found).as("history in comments (say why the code is as it is, in the present tense)").isEmpty();
+        assertThat(found)
+                .as("history in comments (say why the code is as it is, in the present tense)")
+                .isEmpty();
     }
 
     @Test
     void should_exempt_only_migrations_that_exist() {
-        assertThat(APPLIED_MIGRATIONS).allSatisfy(migration -> assertThat(migration).exists());
+        assertThat(APPLIED_MIGRATIONS)
+                .allSatisfy(migration -> assertThat(migration).exists());
     }
 
     /** The check must tell a comment from code in every kind of file, or a clean run proves nothing. */
@@ -86,23 +92,31 @@ class CommentsTest {
                 String block = \"""
                     // 40 %
                     \""";
-                """)).containsExactly(
+                """))
+                .containsExactly(
                         "A.java:1: a percentage (leave the figure to docs/benchmarks.md and give the reason in words):"
                                 + " String like = \"LIKE '5%' // 50 %\"; // 12 % of the samples",
                         "A.java:2: an issue number: /* issue 6's profile,",
                         "A.java:3: a benchmark label (they belong to bench/ and docs/benchmarks.md): B1 */ char c ="
                                 + " '\"'; int x = 3 % 2; // fine");
         assertThat(findings("a.sql", "SELECT 1 WHERE x LIKE '%5%' -- 25 ms, 3 % of a claim\n"))
-                .singleElement().asString().startsWith("a.sql:1: a percentage");
+                .singleElement()
+                .asString()
+                .startsWith("a.sql:1: a percentage");
         assertThat(findings("r.yaml", """
                 - simple: "${body} # 5 %"
                   description: the order's 10 % fee # 7 %
                   x: 'it''s # 8 %'
                 """)).singleElement().asString().startsWith("r.yaml:2: a percentage");
-        assertThat(findings("a.properties", "a = 5 % # 5 %\n# see #12\n")).singleElement().asString()
+        assertThat(findings("a.properties", "a = 5 % # 5 %\n# see #12\n"))
+                .singleElement()
+                .asString()
                 .startsWith("a.properties:2: an issue or pull request reference");
-        assertThat(findings("c.css", "a { width: 100%; color: #123456; } /* fine */\n")).isEmpty();
-        assertThat(findings("x.html", "<p>50 %</p> <!-- 2026-12-01 -->\n")).singleElement().asString()
+        assertThat(findings("c.css", "a { width: 100%; color: #123456; } /* fine */\n"))
+                .isEmpty();
+        assertThat(findings("x.html", "<p>50 %</p> <!-- 2026-12-01 -->\n"))
+                .singleElement()
+                .asString()
                 .startsWith("x.html:1: a date");
         assertThat(findings("V9__x.sql", "-- CONTRACT §1\n")).hasSize(1);
     }
@@ -128,10 +142,16 @@ class CommentsTest {
     }
 
     /** The syntax of a kind of file, as far as telling comments from code and strings goes. */
-    private record Syntax(List<String> lineComments, String blockOpen, String blockClose, String quotes,
-            boolean backslashEscapes, boolean hashAfterSpaceOnly, boolean yamlQuotes, boolean textBlocks,
-            boolean multilineStrings) {
-    }
+    private record Syntax(
+            List<String> lineComments,
+            String blockOpen,
+            String blockClose,
+            String quotes,
+            boolean backslashEscapes,
+            boolean hashAfterSpaceOnly,
+            boolean yamlQuotes,
+            boolean textBlocks,
+            boolean multilineStrings) {}
 
     private static final Syntax JAVA = new Syntax(List.of("//"), "/*", "*/", "\"'", true, false, false, true, false);
     private static final Syntax JS = new Syntax(List.of("//"), "/*", "*/", "\"'`", true, false, false, false, true);
@@ -176,7 +196,13 @@ class CommentsTest {
         return toStrings(out);
     }
 
-    private enum State { CODE, LINE_COMMENT, BLOCK_COMMENT, STRING, TEXT_BLOCK }
+    private enum State {
+        CODE,
+        LINE_COMMENT,
+        BLOCK_COMMENT,
+        STRING,
+        TEXT_BLOCK
+    }
 
     private static void lex(Syntax s, String text, StringBuilder[] out) {
         State state = State.CODE;
@@ -210,7 +236,9 @@ class CommentsTest {
                     }
                     for (String marker : s.lineComments()) {
                         if (text.startsWith(marker, i)
-                                && (!s.hashAfterSpaceOnly() || i == lineStart || Character.isWhitespace(text.charAt(i - 1)))) {
+                                && (!s.hashAfterSpaceOnly()
+                                        || i == lineStart
+                                        || Character.isWhitespace(text.charAt(i - 1)))) {
                             state = State.LINE_COMMENT;
                             i += marker.length();
                             continue scan;
@@ -238,7 +266,9 @@ class CommentsTest {
                 case STRING -> {
                     if (c == '\\' && s.backslashEscapes() && !(s.yamlQuotes() && quote == '\'')) {
                         i += text.startsWith("\n", i + 1) ? 1 : 2;
-                    } else if (c == '\'' && quote == '\'' && (s.yamlQuotes() || !s.backslashEscapes())
+                    } else if (c == '\''
+                            && quote == '\''
+                            && (s.yamlQuotes() || !s.backslashEscapes())
                             && text.startsWith("''", i)) {
                         i += 2; // a quote doubled inside single quotes (YAML, SQL)
                     } else {

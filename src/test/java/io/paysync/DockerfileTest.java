@@ -2,6 +2,9 @@ package io.paysync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -9,17 +12,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-
 import javax.xml.parsers.DocumentBuilderFactory;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.w3c.dom.Document;
 import org.w3c.dom.Element;
@@ -46,7 +43,8 @@ class DockerfileTest {
         List<Stage> stages = stages();
         assertThat(stages).hasSizeGreaterThanOrEqualTo(2);
         assertThat(build().image).startsWith("maven:");
-        assertThat(build().instructions("RUN")).anySatisfy(r -> assertThat(r).contains("mvn").contains("package"));
+        assertThat(build().instructions("RUN"))
+                .anySatisfy(r -> assertThat(r).contains("mvn").contains("package"));
         assertThat(runtime().image).contains("jre");
         assertThat(runtime().instructions("RUN")).noneSatisfy(r -> assertThat(r).contains("mvn"));
     }
@@ -66,19 +64,23 @@ class DockerfileTest {
         NodeList resources = pom.getElementsByTagName("resource");
         for (int i = 0; i < resources.getLength(); i++) {
             Element resource = (Element) resources.item(i);
-            String dir = text(resource, "directory").replace("${project.basedir}/", "").replace("${project.basedir}",
-                    "");
+            String dir = text(resource, "directory")
+                    .replace("${project.basedir}/", "")
+                    .replace("${project.basedir}", "");
             NodeList includes = resource.getElementsByTagName("include");
             if (includes.getLength() == 0) {
                 inputs.add(dir);
             }
             for (int j = 0; j < includes.getLength(); j++) {
-                inputs.add((dir.isEmpty() ? "" : dir + "/") + includes.item(j).getTextContent().trim());
+                inputs.add((dir.isEmpty() ? "" : dir + "/")
+                        + includes.item(j).getTextContent().trim());
             }
         }
         for (String input : inputs) {
-            assertThat(copied).as("the pom builds the jar from %s, so the build stage must COPY it (copied: %s)",
-                    input, copied).anySatisfy(c -> assertThat(input.equals(c) || input.startsWith(c + "/")).isTrue());
+            assertThat(copied)
+                    .as("the pom builds the jar from %s, so the build stage must COPY it (copied: %s)", input, copied)
+                    .anySatisfy(c -> assertThat(input.equals(c) || input.startsWith(c + "/"))
+                            .isTrue());
         }
     }
 
@@ -106,23 +108,26 @@ class DockerfileTest {
                 // The console's Vite build, where the runtime looks for it (paysync.hawtio.dir, relative to /app).
                 assertThat(stage("hawtio").workdir() + "/dist").isEqualTo(source);
                 assertThat(dest).isEqualTo("./hawtio/dist");
-                assertThat(stage("hawtio").instructions("RUN")).anySatisfy(r -> assertThat(r).contains("npm ci"))
+                assertThat(stage("hawtio").instructions("RUN"))
+                        .anySatisfy(r -> assertThat(r).contains("npm ci"))
                         .anySatisfy(r -> assertThat(r).contains("npm run build"));
             } else {
                 assertThat(Path.of(source)).as("runtime stage COPY source").exists();
             }
         }
         // The manifest's class path is lib/ next to the jar: both land side by side in the working directory.
-        assertThat(fromBuild).containsExactlyInAnyOrder("target/" + finalName + ".jar -> ./paysync.jar",
-                "target/lib -> ./lib");
+        assertThat(fromBuild)
+                .containsExactlyInAnyOrder("target/" + finalName + ".jar -> ./paysync.jar", "target/lib -> ./lib");
     }
 
     @Test
     void should_read_routes_and_settings_from_the_working_directory_where_they_can_be_mounted() throws Exception {
         Stage runtime = runtime();
         assertThat(runtime.workdir()).isEqualTo("/app");
-        List<String> copies = runtime.copies().stream().filter(c -> c[0] == null)
-                .map(c -> c[1] + " -> " + c[2]).toList();
+        List<String> copies = runtime.copies().stream()
+                .filter(c -> c[0] == null)
+                .map(c -> c[1] + " -> " + c[2])
+                .toList();
         assertThat(copies).contains("routes -> ./routes", "application.properties -> ./");
         // Relative to the working directory, so /app/routes and /app/application.properties are the ones read.
         Properties settings = new Properties();
@@ -139,7 +144,8 @@ class DockerfileTest {
         assertThat(users).isNotEmpty();
         String user = users.get(users.size() - 1);
         assertThat(user).isNotIn("root", "0", "0:0");
-        assertThat(runtime.instructions("RUN")).anySatisfy(r -> assertThat(r).contains("useradd").endsWith(" " + user));
+        assertThat(runtime.instructions("RUN"))
+                .anySatisfy(r -> assertThat(r).contains("useradd").endsWith(" " + user));
     }
 
     @Test
@@ -155,8 +161,7 @@ class DockerfileTest {
         String cmd = healthchecks.get(0).substring(healthchecks.get(0).indexOf("CMD ") + 4);
         List<String> probe = execForm(cmd);
         assertThat(probe).hasSize(5);
-        assertThat(probe.subList(0, 4)).containsExactly("java", "-cp", "/app/paysync.jar",
-                HealthProbe.class.getName());
+        assertThat(probe.subList(0, 4)).containsExactly("java", "-cp", "/app/paysync.jar", HealthProbe.class.getName());
         URI url = URI.create(probe.get(4));
         assertThat(url.getHost()).isEqualTo("127.0.0.1");
         Properties settings = new Properties();
@@ -165,19 +170,29 @@ class DockerfileTest {
         }
         // The image runs prod, where management (health among it) is on the API port + 1 unless set.
         int api = Integer.parseInt(settings.getProperty("camel.server.port"));
-        assertThat(settings.getProperty("camel.management.port")).as("not set in the image's settings").isNull();
+        assertThat(settings.getProperty("camel.management.port"))
+                .as("not set in the image's settings")
+                .isNull();
         assertThat(url.getPort()).isEqualTo(api + 1);
         assertThat(runtime().instructions("EXPOSE")).containsExactly(api + " " + (api + 1));
 
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
             String served = app.baseUrl() + url.getPath();
-            assertThat(HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(served)).build(),
-                    HttpResponse.BodyHandlers.discarding()).statusCode()).as(served).isEqualTo(200);
+            assertThat(HttpClient.newHttpClient()
+                            .send(
+                                    HttpRequest.newBuilder(URI.create(served)).build(),
+                                    HttpResponse.BodyHandlers.discarding())
+                            .statusCode())
+                    .as(served)
+                    .isEqualTo(200);
             assertThat(runProbe(served)).as("probe on a healthy runtime").isZero();
-            assertThat(runProbe(app.baseUrl() + "/observe/no-such-check")).as("probe on a 404").isNotZero();
+            assertThat(runProbe(app.baseUrl() + "/observe/no-such-check"))
+                    .as("probe on a 404")
+                    .isNotZero();
         }
         assertThat(runProbe("http://127.0.0.1:" + PaysyncInstance.freePort() + url.getPath()))
-                .as("probe on a closed port").isNotZero();
+                .as("probe on a closed port")
+                .isNotZero();
     }
 
     /**
@@ -185,9 +200,19 @@ class DockerfileTest {
      * jar, whose manifest class path is not read with -cp), so it must need nothing from lib/.
      */
     private static int runProbe(String url) throws IOException, InterruptedException {
-        Path classes = Path.of(HealthProbe.class.getProtectionDomain().getCodeSource().getLocation().getPath());
-        Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                classes.toString(), HealthProbe.class.getName(), url).redirectErrorStream(true).start();
+        Path classes = Path.of(HealthProbe.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .getPath());
+        Process p = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        classes.toString(),
+                        HealthProbe.class.getName(),
+                        url)
+                .redirectErrorStream(true)
+                .start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("HealthProbe did not finish within 60 s");
@@ -200,7 +225,10 @@ class DockerfileTest {
     record Stage(String image, String alias, List<String[]> instructions) {
 
         List<String> instructions(String keyword) {
-            return instructions.stream().filter(i -> i[0].equals(keyword)).map(i -> i[1]).toList();
+            return instructions.stream()
+                    .filter(i -> i[0].equals(keyword))
+                    .map(i -> i[1])
+                    .toList();
         }
 
         String workdir() {
@@ -230,7 +258,9 @@ class DockerfileTest {
     }
 
     static Stage stage(String name) throws IOException {
-        return stages().stream().filter(s -> name.equals(s.alias())).findFirst()
+        return stages().stream()
+                .filter(s -> name.equals(s.alias()))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no stage " + name));
     }
 
@@ -255,14 +285,19 @@ class DockerfileTest {
                 continue;
             }
             String keyword = line.split("\\s+", 2)[0].toUpperCase();
-            String rest = line.contains(" ") ? line.substring(line.indexOf(' ') + 1).strip() : "";
+            String rest =
+                    line.contains(" ") ? line.substring(line.indexOf(' ') + 1).strip() : "";
             if (keyword.equals("FROM")) {
                 String[] words = rest.split("\\s+");
-                stages.add(new Stage(words[0], words.length >= 3 && words[1].equalsIgnoreCase("AS") ? words[2] : null,
+                stages.add(new Stage(
+                        words[0],
+                        words.length >= 3 && words[1].equalsIgnoreCase("AS") ? words[2] : null,
                         new ArrayList<>()));
             } else {
-                assertThat(stages).as("instruction before the first FROM: %s", line).isNotEmpty();
-                stages.get(stages.size() - 1).instructions().add(new String[] { keyword, rest });
+                assertThat(stages)
+                        .as("instruction before the first FROM: %s", line)
+                        .isNotEmpty();
+                stages.get(stages.size() - 1).instructions().add(new String[] {keyword, rest});
             }
         }
         return stages;
@@ -281,7 +316,9 @@ class DockerfileTest {
     }
 
     private static List<String> execForm(String json) throws IOException {
-        assertThat(json.strip()).as("exec form (a JSON array), so no shell is needed").startsWith("[");
+        assertThat(json.strip())
+                .as("exec form (a JSON array), so no shell is needed")
+                .startsWith("[");
         return List.of(JSON.readValue(json.strip(), String[].class));
     }
 

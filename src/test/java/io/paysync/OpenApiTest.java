@@ -2,6 +2,14 @@ package io.paysync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.swagger.parser.OpenAPIParser;
+import io.swagger.v3.parser.core.models.ParseOptions;
+import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,15 +26,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.swagger.parser.OpenAPIParser;
-import io.swagger.v3.parser.core.models.ParseOptions;
-import io.swagger.v3.parser.core.models.SwaggerParseResult;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 
@@ -40,8 +39,8 @@ class OpenApiTest {
     static final Path DOCUMENT = Path.of("openapi/paysync.yaml");
     static final Path ROUTES = Path.of("routes");
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final List<String> HTTP_METHODS = List.of("get", "put", "post", "delete", "options", "head",
-            "patch", "trace");
+    private static final List<String> HTTP_METHODS =
+            List.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
     @Test
     void should_be_valid_openapi_3_1() throws Exception {
@@ -51,7 +50,9 @@ class OpenApiTest {
         ParseOptions options = new ParseOptions();
         options.setResolve(true);
         SwaggerParseResult result = new OpenAPIParser().readContents(Files.readString(DOCUMENT), null, options);
-        assertThat(result.getMessages()).as("problems the OpenAPI parser found in %s", DOCUMENT).isEmpty();
+        assertThat(result.getMessages())
+                .as("problems the OpenAPI parser found in %s", DOCUMENT)
+                .isEmpty();
         assertThat(result.getOpenAPI().getOpenapi()).startsWith("3.1.");
         assertThat(result.getOpenAPI().getPaths()).isNotEmpty();
     }
@@ -59,16 +60,19 @@ class OpenApiTest {
     @Test
     void should_serve_the_repository_file_byte_for_byte() throws Exception {
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
-            HttpResponse<byte[]> r = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(app.baseUrl() + "/api/openapi.yaml"))
-                            .timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create(app.baseUrl() + "/api/openapi.yaml"))
+                                    .timeout(Duration.ofSeconds(30))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofByteArray());
             assertThat(r.statusCode()).isEqualTo(200);
-            assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(
-                    ct -> assertThat(ct).startsWith("application/yaml"));
+            assertThat(r.headers().firstValue("Content-Type"))
+                    .hasValueSatisfying(ct -> assertThat(ct).startsWith("application/yaml"));
             byte[] repository = Files.readAllBytes(DOCUMENT);
-            assertThat(r.body()).as("served document (%d bytes) vs %s (%d bytes)", r.body().length, DOCUMENT,
-                    repository.length).isEqualTo(repository);
+            assertThat(r.body())
+                    .as("served document (%d bytes) vs %s (%d bytes)", r.body().length, DOCUMENT, repository.length)
+                    .isEqualTo(repository);
 
             assertThat(app.postJson("/api/openapi.yaml", "{}").status()).isEqualTo(405);
         }
@@ -79,11 +83,12 @@ class OpenApiTest {
         Map<String, String> served = servedByRoutes();
         Map<String, String> documented = new TreeMap<>();
         JsonNode paths = YAML.readTree(DOCUMENT.toFile()).path("paths");
-        paths.fieldNames().forEachRemaining(path -> paths.get(path).fieldNames().forEachRemaining(key -> {
-            if (HTTP_METHODS.contains(key)) {
-                documented.put(key.toUpperCase(Locale.ROOT) + " " + path, DOCUMENT.toString());
-            }
-        }));
+        paths.fieldNames()
+                .forEachRemaining(path -> paths.get(path).fieldNames().forEachRemaining(key -> {
+                    if (HTTP_METHODS.contains(key)) {
+                        documented.put(key.toUpperCase(Locale.ROOT) + " " + path, DOCUMENT.toString());
+                    }
+                }));
 
         List<String> undocumented = new ArrayList<>();
         served.forEach((endpoint, where) -> {
@@ -96,14 +101,25 @@ class OpenApiTest {
 
         // Both lists at once, so one run names everything to add or remove.
         SoftAssertions.assertSoftly(soft -> {
-            soft.assertThat(undocumented).as("served by a route but missing from %s's paths; add each:%n  %s%n",
-                    DOCUMENT, String.join("\n  ", undocumented)).isEmpty();
-            soft.assertThat(unserved).as("documented in %s but served by no route in %s/*.camel.yaml:%n  %s%n",
-                    DOCUMENT, ROUTES, String.join("\n  ", unserved)).isEmpty();
+            soft.assertThat(undocumented)
+                    .as(
+                            "served by a route but missing from %s's paths; add each:%n  %s%n",
+                            DOCUMENT, String.join("\n  ", undocumented))
+                    .isEmpty();
+            soft.assertThat(unserved)
+                    .as(
+                            "documented in %s but served by no route in %s/*.camel.yaml:%n  %s%n",
+                            DOCUMENT, ROUTES, String.join("\n  ", unserved))
+                    .isEmpty();
         });
         // The check itself must see the API, or it would pass on nothing.
-        assertThat(served).containsKeys("POST /api/orders", "GET /api/orders/{orderNumber}",
-                "POST /api/payments/callback", "GET /api/admin/stats", "GET /api/openapi.yaml");
+        assertThat(served)
+                .containsKeys(
+                        "POST /api/orders",
+                        "GET /api/orders/{orderNumber}",
+                        "POST /api/payments/callback",
+                        "GET /api/admin/stats",
+                        "GET /api/openapi.yaml");
     }
 
     /**
@@ -115,7 +131,9 @@ class OpenApiTest {
         Map<String, String> served = new TreeMap<>();
         List<Path> files;
         try (Stream<Path> s = Stream.concat(Files.list(ROUTES), Files.list(ROUTES.resolve("adapters")))) {
-            files = s.filter(p -> p.getFileName().toString().endsWith(".camel.yaml")).sorted().toList();
+            files = s.filter(p -> p.getFileName().toString().endsWith(".camel.yaml"))
+                    .sorted()
+                    .toList();
         }
         assertThat(files).isNotEmpty();
         for (Path file : files) {
@@ -144,8 +162,12 @@ class OpenApiTest {
             }
             if (!path.startsWith("/observe")) {
                 String where = file + ", route " + id;
-                assertThat(methods).as("%s serves %s for every method: set httpMethodRestrict so the API "
-                        + "description can name them", where, path).isNotBlank();
+                assertThat(methods)
+                        .as(
+                                "%s serves %s for every method: set httpMethodRestrict so the API "
+                                        + "description can name them",
+                                where, path)
+                        .isNotBlank();
                 for (String m : methods.split(",")) {
                     served.put(m.trim().toUpperCase(Locale.ROOT) + " " + path, where);
                 }

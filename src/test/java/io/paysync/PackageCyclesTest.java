@@ -14,7 +14,6 @@ import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +31,8 @@ class PackageCyclesTest {
         try (Stream<Path> files = Files.walk(SOURCES)) {
             for (Path file : files.filter(f -> f.toString().endsWith(".java")).toList()) {
                 Path dir = SOURCES.relativize(file.getParent());
-                String from = dir.toString().isEmpty() ? "(root)" : dir.toString().replace('/', '.');
+                String from =
+                        dir.toString().isEmpty() ? "(root)" : dir.toString().replace('/', '.');
                 Set<String> to = uses.computeIfAbsent(from, k -> new TreeSet<>());
                 Matcher m = USE.matcher(Files.readString(file));
                 while (m.find()) {
@@ -57,8 +57,13 @@ class PackageCyclesTest {
         assertThat(cycles).as("package cycles").isEmpty();
     }
 
-    private static void findCycle(String start, String at, Map<String, Set<String>> uses, List<String> path,
-            Set<String> seen, List<String> cycles) {
+    private static void findCycle(
+            String start,
+            String at,
+            Map<String, Set<String>> uses,
+            List<String> path,
+            Set<String> seen,
+            List<String> cycles) {
         for (String next : uses.getOrDefault(at, Set.of())) {
             if (next.equals(start)) {
                 cycles.add(String.join(" -> ", path) + " -> " + start);

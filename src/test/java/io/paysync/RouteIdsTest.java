@@ -2,13 +2,12 @@ package io.paysync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.apache.camel.model.ChoiceDefinition;
 import org.apache.camel.model.Model;
 import org.apache.camel.model.OnExceptionDefinition;
@@ -30,10 +29,17 @@ class RouteIdsTest {
     void should_name_every_step_of_every_route(@TempDir Path settlementInbox, @TempDir Path stripeReports)
             throws Exception {
         try (TestDatabase db = TestDatabase.h2();
-                PaysyncInstance app = PaysyncInstance.start(db, Map.of("paysync.adapters.stripe.enabled", "true",
-                        "paysync.adapters.stripe.webhook-secret", PaysyncInstance.SECRET,
-                        "paysync.settlement.inbox", settlementInbox.toString(),
-                        "paysync.adapters.stripe-settlement.inbox", stripeReports.toString()))) {
+                PaysyncInstance app = PaysyncInstance.start(
+                        db,
+                        Map.of(
+                                "paysync.adapters.stripe.enabled",
+                                "true",
+                                "paysync.adapters.stripe.webhook-secret",
+                                PaysyncInstance.SECRET,
+                                "paysync.settlement.inbox",
+                                settlementInbox.toString(),
+                                "paysync.adapters.stripe-settlement.inbox",
+                                stripeReports.toString()))) {
             Model model = app.camelContext().getCamelContextExtension().getContextPlugin(Model.class);
             List<String> unnamed = new ArrayList<>();
             for (RouteDefinition route : model.getRouteDefinitions()) {
@@ -51,9 +57,16 @@ class RouteIdsTest {
                     walk("routeConfiguration " + config.getId(), onException.getOutputs(), unnamed);
                 }
             }
-            assertThat(model.getRouteDefinitions()).extracting(RouteDefinition::getRouteId)
-                    .contains("paid-order-sync", "third-party-call", "third-party-create-request", "stripe-adapter",
-                            "third-party-simulator", "payment-settlement", "stripe-settlement-adapter");
+            assertThat(model.getRouteDefinitions())
+                    .extracting(RouteDefinition::getRouteId)
+                    .contains(
+                            "paid-order-sync",
+                            "third-party-call",
+                            "third-party-create-request",
+                            "stripe-adapter",
+                            "third-party-simulator",
+                            "payment-settlement",
+                            "stripe-settlement-adapter");
             assertThat(unnamed).as("steps without an id").isEmpty();
         }
     }

@@ -2,15 +2,6 @@ package io.paysync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.stream.Stream;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -20,6 +11,14 @@ import com.networknt.schema.JsonSchema;
 import com.networknt.schema.JsonSchemaFactory;
 import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -51,7 +50,9 @@ class RoutesSchemaTest {
     private static void allowPlaceholders(JsonNode node) {
         if (node instanceof ObjectNode object) {
             JsonNode type = object.get("type");
-            if (type != null && type.isTextual() && Set.of("boolean", "number", "integer").contains(type.textValue())) {
+            if (type != null
+                    && type.isTextual()
+                    && Set.of("boolean", "number", "integer").contains(type.textValue())) {
                 ArrayNode either = object.arrayNode().add(type.textValue()).add("string");
                 object.set("type", either);
             }

@@ -1,24 +1,23 @@
 package io.paysync.admin;
 
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
+import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.Order;
 import io.paysync.order.OrderApi;
-import org.apache.camel.spi.IdempotentRepository;
-import io.paysync.http.ApiReply;
 import io.paysync.order.OrderRepository;
-import io.paysync.order.PaymentStatus;
 import io.paysync.order.OrderRepository.Counts;
+import io.paysync.order.PaymentStatus;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.apache.camel.Exchange;
+import org.apache.camel.spi.IdempotentRepository;
 
 /** The operator API; only requests with operators' credentials reach it (the access gate checks them first). */
 public class AdminApi {
@@ -27,7 +26,8 @@ public class AdminApi {
     static final int MAX_ANOMALY_LIMIT = 1000;
 
     /** What a fingerprint may look like in a path: the forms {@code SyncFailure} makes, nothing else. */
-    private static final java.util.regex.Pattern FINGERPRINT = java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    private static final java.util.regex.Pattern FINGERPRINT =
+            java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
     private final OrderRepository orders;
     private final OperatorActions sync;
@@ -37,8 +37,8 @@ public class AdminApi {
     private final String operator;
 
     /** @param operator the operators' user name, written with their actions in the history */
-    public AdminApi(OrderRepository orders, OperatorActions sync, IdempotentRepository sendKeys, Database db,
-            String operator) {
+    public AdminApi(
+            OrderRepository orders, OperatorActions sync, IdempotentRepository sendKeys, Database db, String operator) {
         this.operator = operator;
         this.orders = orders;
         this.sync = sync;
@@ -147,8 +147,10 @@ public class AdminApi {
         TransitionLog.Cause cause = TransitionLog.Cause.operator("close " + to.name());
         if (!orders.closePending(orderNumber, to, cause, "closed by " + operator + ": " + reason)) {
             Order order = orders.find(orderNumber).orElseThrow();
-            throw new ApiException(409, "order-not-pending", "Order " + orderNumber + " is " + order.paymentStatus()
-                    + ", not Pending");
+            throw new ApiException(
+                    409,
+                    "order-not-pending",
+                    "Order " + orderNumber + " is " + order.paymentStatus() + ", not Pending");
         }
         return ApiReply.ok(orders.find(orderNumber).orElseThrow().view());
     }
@@ -178,9 +180,13 @@ public class AdminApi {
         body.put("anomalies", orders.countAnomalies());
         // How far behind the third party is, in whole seconds since the oldest unsynced Paid order was paid; null if
         // every Paid order is synced.
-        body.put("oldestUnsyncedPaidSeconds", orders.oldestUnsyncedPaidAt()
-                .map(paidAt -> Math.max(0, java.time.Duration.between(paidAt, orders.now()).getSeconds()))
-                .orElse(null));
+        body.put(
+                "oldestUnsyncedPaidSeconds",
+                orders.oldestUnsyncedPaidAt()
+                        .map(paidAt -> Math.max(
+                                0,
+                                java.time.Duration.between(paidAt, orders.now()).getSeconds()))
+                        .orElse(null));
         return ApiReply.ok(body);
     }
 

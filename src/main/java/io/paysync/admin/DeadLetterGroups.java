@@ -1,11 +1,10 @@
 package io.paysync.admin;
 
+import io.paysync.db.Database;
 import java.time.OffsetDateTime;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import io.paysync.db.Database;
 
 /** Dead letters grouped by the fingerprint of their last failure ({@code sync_failure_fingerprint}). */
 public class DeadLetterGroups {
@@ -34,7 +33,7 @@ public class DeadLetterGroups {
 
     /** The order numbers of one group's dead letters, oldest first. */
     public List<String> orderNumbers(String fingerprint) {
-        return db.jdbc().queryForList(db.sql("list-dead-letters-in-group"), Map.of("fingerprint", fingerprint),
-                String.class);
+        return db.jdbc()
+                .queryForList(db.sql("list-dead-letters-in-group"), Map.of("fingerprint", fingerprint), String.class);
     }
 }

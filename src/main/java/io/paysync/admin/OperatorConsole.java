@@ -1,14 +1,13 @@
 package io.paysync.admin;
 
+import io.paysync.http.HttpResponder;
+import io.paysync.http.Json;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import io.paysync.http.HttpResponder;
-import io.paysync.http.Json;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.Processor;
@@ -27,10 +26,14 @@ public class OperatorConsole implements Processor {
     static final String LINKS = "links.json";
 
     private static final Map<String, String> TYPES = Map.of(
-            "index.html", "text/html; charset=utf-8",
-            "console.js", "text/javascript; charset=utf-8",
-            "console.css", "text/css; charset=utf-8",
-            LINKS, "application/json; charset=utf-8");
+            "index.html",
+            "text/html; charset=utf-8",
+            "console.js",
+            "text/javascript; charset=utf-8",
+            "console.css",
+            "text/css; charset=utf-8",
+            LINKS,
+            "application/json; charset=utf-8");
 
     /**
      * Scripts and styles from this origin only, no inline script, no framing, no form posts elsewhere: text that the

@@ -1,5 +1,6 @@
 package io.paysync.admin;
 
+import io.paysync.db.Database;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -13,8 +14,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import io.paysync.db.Database;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
@@ -53,23 +52,36 @@ public class OrderHistory {
 
     /** The newest {@link #MAX_CALLBACKS} callbacks that named the order, shown oldest first. */
     public List<Map<String, Object>> callbacks(String orderNumber) {
-        List<Map<String, Object>> newestFirst = db.jdbc().query(db.sql("list-order-callbacks"),
-                new MapSqlParameterSource("orderNumber", orderNumber).addValue("limit", MAX_CALLBACKS), (rs, i) -> {
-                    Map<String, Object> c = new LinkedHashMap<>();
-                    c.put("receivedAt", instant(rs, "received_at"));
-                    c.put("webhookId", rs.getString("webhook_id"));
-                    c.put("signature", rs.getString("signature"));
-                    c.put("httpStatus", rs.getInt("http_status"));
-                    c.put("outcome", rs.getString("outcome"));
-                    c.put("contentType", rs.getString("content_type"));
-                    c.put("bodySize", rs.getInt("body_size"));
-                    c.put("bodySha256", rs.getString("body_sha256") == null ? null : rs.getString("body_sha256").trim());
-                    byte[] body = rs.getBytes("body");
-                    String text = body == null ? null : utf8(body);
-                    c.put("bodyEncoding", body == null ? null : text != null ? "utf-8" : "base64");
-                    c.put("body", body == null ? null : text != null ? text : Base64.getEncoder().encodeToString(body));
-                    return c;
-                });
+        List<Map<String, Object>> newestFirst = db.jdbc()
+                .query(
+                        db.sql("list-order-callbacks"),
+                        new MapSqlParameterSource("orderNumber", orderNumber).addValue("limit", MAX_CALLBACKS),
+                        (rs, i) -> {
+                            Map<String, Object> c = new LinkedHashMap<>();
+                            c.put("receivedAt", instant(rs, "received_at"));
+                            c.put("webhookId", rs.getString("webhook_id"));
+                            c.put("signature", rs.getString("signature"));
+                            c.put("httpStatus", rs.getInt("http_status"));
+                            c.put("outcome", rs.getString("outcome"));
+                            c.put("contentType", rs.getString("content_type"));
+                            c.put("bodySize", rs.getInt("body_size"));
+                            c.put(
+                                    "bodySha256",
+                                    rs.getString("body_sha256") == null
+                                            ? null
+                                            : rs.getString("body_sha256").trim());
+                            byte[] body = rs.getBytes("body");
+                            String text = body == null ? null : utf8(body);
+                            c.put("bodyEncoding", body == null ? null : text != null ? "utf-8" : "base64");
+                            c.put(
+                                    "body",
+                                    body == null
+                                            ? null
+                                            : text != null
+                                                    ? text
+                                                    : Base64.getEncoder().encodeToString(body));
+                            return c;
+                        });
         List<Map<String, Object>> oldestFirst = new ArrayList<>(newestFirst);
         Collections.reverse(oldestFirst);
         return oldestFirst;
@@ -77,8 +89,12 @@ public class OrderHistory {
 
     private static String utf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
+                    .toString();
         } catch (CharacterCodingException e) {
             return null;
         }

@@ -3,7 +3,6 @@ package io.paysync.config;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
 
@@ -24,8 +23,8 @@ public final class Settings {
     public static final String API_TOKEN = "paysync.api.token";
 
     /** Settings that have no default outside the dev profile. */
-    static final List<String> REQUIRED = List.of(DB_URL, DB_USERNAME, DB_PASSWORD, WEBHOOK_SECRET, ADMIN_TOKEN,
-            THIRD_PARTY_URL);
+    static final List<String> REQUIRED =
+            List.of(DB_URL, DB_USERNAME, DB_PASSWORD, WEBHOOK_SECRET, ADMIN_TOKEN, THIRD_PARTY_URL);
 
     /** Settings that are optional in the dev profile only: there, an unset shop token leaves the orders API open. */
     static final List<String> REQUIRED_OUTSIDE_DEV = List.of(API_TOKEN);
@@ -37,8 +36,8 @@ public final class Settings {
     static final List<String> MAY_BE_EMPTY = List.of(DB_PASSWORD);
 
     /** Settings required only while the switch beside them is true (setting -> switch). */
-    static final java.util.Map<String, String> REQUIRED_WHILE = java.util.Map.of(
-            "paysync.gateway.status-url", "paysync.reconciliation.enabled");
+    static final java.util.Map<String, String> REQUIRED_WHILE =
+            java.util.Map.of("paysync.gateway.status-url", "paysync.reconciliation.enabled");
 
     private final PropertiesComponent properties;
     private final String profile;
@@ -104,8 +103,8 @@ public final class Settings {
     public void checkRequired() {
         List<String> problems = new ArrayList<>();
         for (String key : REQUIRED) {
-            boolean present = MAY_BE_EMPTY.contains(key) ? properties.resolveProperty(key).isPresent()
-                    : get(key).isPresent();
+            boolean present =
+                    MAY_BE_EMPTY.contains(key) ? properties.resolveProperty(key).isPresent() : get(key).isPresent();
             if (!present) {
                 problems.add(missing(key));
             }

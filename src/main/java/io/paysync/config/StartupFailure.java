@@ -3,7 +3,6 @@ package io.paysync.config;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.SQLException;
-
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,8 +18,7 @@ public final class StartupFailure {
     /** The exit status of a refused start. */
     public static final int EXIT_STATUS = 1;
 
-    private StartupFailure() {
-    }
+    private StartupFailure() {}
 
     /** Logs the message for {@code failure} and returns the exit status. */
     public static int report(Throwable failure) {
@@ -40,7 +38,8 @@ public final class StartupFailure {
             }
         }
         for (Throwable t = failure; t != null; t = t.getCause()) {
-            if (t instanceof NoSuchFileException missing && missing.getFile() != null
+            if (t instanceof NoSuchFileException missing
+                    && missing.getFile() != null
                     && (missing.getFile().equals("routes") || missing.getFile().startsWith("routes/"))) {
                 return "Paysync cannot start: there is no " + missing.getFile() + "/ folder in " + workDir
                         + ". Start it from its installation folder, the one that holds routes/ and "
@@ -55,14 +54,15 @@ public final class StartupFailure {
             }
         }
         if (database != null) {
-            String said = (database.getMessage() == null ? rootMessage(database) : database.getMessage().strip())
+            String said = (database.getMessage() == null
+                            ? rootMessage(database)
+                            : database.getMessage().strip())
                     .replaceAll("[.\\s]+$", "");
             return "Paysync cannot start: the database does not answer (" + said + "). Check that "
                     + "it runs and accepts connections from this host, and the settings paysync.db.url, "
                     + "paysync.db.username and paysync.db.password.";
         }
-        return "Paysync cannot start: " + rootMessage(failure)
-                + " (PAYSYNC_LOG_LEVEL=DEBUG shows where it failed).";
+        return "Paysync cannot start: " + rootMessage(failure) + " (PAYSYNC_LOG_LEVEL=DEBUG shows where it failed).";
     }
 
     private static String rootMessage(Throwable failure) {

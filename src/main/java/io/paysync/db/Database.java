@@ -1,17 +1,15 @@
 package io.paysync.db;
 
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
+import io.paysync.config.Settings;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-
 import javax.sql.DataSource;
-
-import com.zaxxer.hikari.HikariDataSource;
-import com.zaxxer.hikari.pool.HikariPool;
-import io.paysync.config.Settings;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.slf4j.Logger;
@@ -97,10 +95,14 @@ public final class Database implements AutoCloseable {
     private void warnIfCrashCanLoseWrites(Connection connection) throws SQLException {
         int window = H2Durability.lossWindowMs(url, connection);
         if (window > 0) {
-            LOG.warn("The H2 database writes commits to its file up to {} ms late (WRITE_DELAY={}): orders and payments"
-                    + " acknowledged in the last {} ms before a crash can be lost. Remove WRITE_DELAY from"
-                    + " paysync.db.url (Paysync then sets 0), or run on PostgreSQL or SQL Server; see"
-                    + " docs/reliability.md, I6.", window, window, window);
+            LOG.warn(
+                    "The H2 database writes commits to its file up to {} ms late (WRITE_DELAY={}): orders and payments"
+                            + " acknowledged in the last {} ms before a crash can be lost. Remove WRITE_DELAY from"
+                            + " paysync.db.url (Paysync then sets 0), or run on PostgreSQL or SQL Server; see"
+                            + " docs/reliability.md, I6.",
+                    window,
+                    window,
+                    window);
         }
     }
 
@@ -138,8 +140,11 @@ public final class Database implements AutoCloseable {
         // The version from the migration's own result: flyway.info() would scan the migrations and read the history
         // table a second time, on every start.
         String current = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
-        LOG.info("Database schema ({}) at version {} ({} migrations applied now)", dialect.folder(),
-                current == null ? "none" : current, result.migrationsExecuted);
+        LOG.info(
+                "Database schema ({}) at version {} ({} migrations applied now)",
+                dialect.folder(),
+                current == null ? "none" : current,
+                result.migrationsExecuted);
     }
 
     public DataSource dataSource() {
@@ -169,7 +174,8 @@ public final class Database implements AutoCloseable {
 
     /** The statement {@code name} of this dialect for the callback's hot path, parsed once (see {@link HotStatement}). */
     public HotStatement hot(String name) {
-        return hot.computeIfAbsent(name,
+        return hot.computeIfAbsent(
+                name,
                 n -> new HotStatement(sql(n), dataSource, jdbc.getJdbcTemplate().getExceptionTranslator()));
     }
 

@@ -19,8 +19,7 @@ import java.util.Optional;
  */
 final class H2Durability {
 
-    private H2Durability() {
-    }
+    private H2Durability() {}
 
     /**
      * The URL to open. An embedded H2 file database gets {@code WRITE_DELAY=0} unless the URL names a write delay,
@@ -77,8 +76,9 @@ final class H2Durability {
         if (url.strip().toLowerCase(Locale.ROOT).startsWith("jdbc:h2:mem:")) {
             return 0;
         }
-        try (Statement s = connection.createStatement(); ResultSet rs = s.executeQuery(
-                "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
+        try (Statement s = connection.createStatement();
+                ResultSet rs = s.executeQuery(
+                        "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
             return rs.next() ? Integer.parseInt(rs.getString(1).strip()) : 0;
         }
     }

@@ -6,9 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.util.List;
-
 import javax.sql.DataSource;
-
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.UncategorizedSQLException;
 import org.springframework.jdbc.core.SqlParameter;
@@ -49,7 +47,8 @@ public final class HotStatement {
         ParsedSql parsed = NamedParameterUtils.parseSqlStatement(sql);
         this.jdbcSql = NamedParameterUtils.substituteNamedParameters(parsed, null);
         this.names = NamedParameterUtils.buildSqlParameterList(parsed, new MapSqlParameterSource()).stream()
-                .map(SqlParameter::getName).toList();
+                .map(SqlParameter::getName)
+                .toList();
         this.dataSource = dataSource;
         this.translator = translator;
     }

@@ -1,13 +1,12 @@
 package io.paysync.db;
 
+import io.paysync.config.Settings;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import io.paysync.config.Settings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -32,17 +31,31 @@ public final class RetentionPurge {
     static final String MAX_BATCHES_SETTING = "paysync.retention.max-batches";
 
     /** One kind of row: the setting that keeps it, its default in days, and its statements. */
-    private record Kind(String name, String setting, int defaultDays, int minDays, String find, String purge) {
-    }
+    private record Kind(String name, String setting, int defaultDays, int minDays, String find, String purge) {}
 
     private static final List<Kind> KINDS = List.of(
-            new Kind("refused callbacks", "paysync.retention.refused-callback-days", 7, 1,
-                    "find-expired-refused-callbacks", "purge-callbacks"),
-            new Kind("callbacks", "paysync.retention.callback-days", 90, 0, "find-expired-callbacks",
+            new Kind(
+                    "refused callbacks",
+                    "paysync.retention.refused-callback-days",
+                    7,
+                    1,
+                    "find-expired-refused-callbacks",
                     "purge-callbacks"),
-            new Kind("history rows", "paysync.retention.history-days", 730, 0, "find-expired-transitions",
+            new Kind(
+                    "callbacks", "paysync.retention.callback-days", 90, 0, "find-expired-callbacks", "purge-callbacks"),
+            new Kind(
+                    "history rows",
+                    "paysync.retention.history-days",
+                    730,
+                    0,
+                    "find-expired-transitions",
                     "purge-transitions"),
-            new Kind("anomalies", "paysync.retention.anomaly-days", 365, 0, "find-expired-anomalies",
+            new Kind(
+                    "anomalies",
+                    "paysync.retention.anomaly-days",
+                    365,
+                    0,
+                    "find-expired-anomalies",
                     "purge-anomalies"));
 
     private final Database db;
@@ -65,7 +78,11 @@ public final class RetentionPurge {
         for (Kind kind : KINDS) {
             days.put(kind, settings.getInt(kind.setting(), kind.defaultDays(), kind.minDays(), 36_500));
         }
-        return new RetentionPurge(db, clock, days, settings.getInt(BATCH_SETTING, 500, 1, 2_000),
+        return new RetentionPurge(
+                db,
+                clock,
+                days,
+                settings.getInt(BATCH_SETTING, 500, 1, 2_000),
                 settings.getInt(MAX_BATCHES_SETTING, 200, 1, 1_000_000));
     }
 
@@ -103,8 +120,12 @@ public final class RetentionPurge {
         Integer n = db.transactions().execute(status -> {
             var jdbc = db.jdbc();
             jdbc.getJdbcTemplate().execute(db.sql("declare-purge"));
-            List<Long> ids = jdbc.queryForList(db.sql(kind.find()), new MapSqlParameterSource()
-                    .addValue("cutoff", Database.utc(cutoff)).addValue("batch", batchSize), Long.class);
+            List<Long> ids = jdbc.queryForList(
+                    db.sql(kind.find()),
+                    new MapSqlParameterSource()
+                            .addValue("cutoff", Database.utc(cutoff))
+                            .addValue("batch", batchSize),
+                    Long.class);
             if (!ids.isEmpty()) {
                 jdbc.update(db.sql(kind.purge()), new MapSqlParameterSource("ids", ids));
             }

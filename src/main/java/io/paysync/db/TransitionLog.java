@@ -2,7 +2,6 @@ package io.paysync.db;
 
 import java.time.Instant;
 import java.util.List;
-
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 
@@ -16,6 +15,7 @@ public final class TransitionLog {
 
     /** Who made a transition: the gateway's callback, a sync worker, the expiry job, or an operator. */
     public static final String GATEWAY = "gateway";
+
     public static final String WORKER = "worker";
     public static final String EXPIRY = "expiry";
     public static final String OPERATOR = "operator";
@@ -25,7 +25,13 @@ public final class TransitionLog {
      * (a callback has a webhook id, a worker's transition a claim token and a worker id, a failure an error and its
      * fingerprint).
      */
-    public record Cause(String text, String actor, String webhookId, String claimToken, String workerId, String error,
+    public record Cause(
+            String text,
+            String actor,
+            String webhookId,
+            String claimToken,
+            String workerId,
+            String error,
             String fingerprint) {
 
         /** A gateway callback, identified by its {@code webhook-id}. */
@@ -54,8 +60,7 @@ public final class TransitionLog {
         }
     }
 
-    public record Entry(String orderNumber, String machine, String from, String to, Cause cause, String detail) {
-    }
+    public record Entry(String orderNumber, String machine, String from, String to, Cause cause, String detail) {}
 
     private final Database db;
 
@@ -72,8 +77,10 @@ public final class TransitionLog {
         if (entries.isEmpty()) {
             return;
         }
-        db.jdbc().batchUpdate(db.sql("insert-transition"),
-                entries.stream().map(e -> params(values(e, now))).toArray(SqlParameterSource[]::new));
+        db.jdbc()
+                .batchUpdate(
+                        db.sql("insert-transition"),
+                        entries.stream().map(e -> params(values(e, now))).toArray(SqlParameterSource[]::new));
     }
 
     /** The row's values by name: {@code n0, v0, n1, v1, ...}. */
@@ -92,7 +99,8 @@ public final class TransitionLog {
             "claimToken", truncate(c.claimToken(), 64),
             "workerId", truncate(c.workerId(), 128),
             "error", truncate(c.error(), 1000),
-            "fingerprint", truncate(c.fingerprint(), 64) };
+            "fingerprint", truncate(c.fingerprint(), 64)
+        };
     }
 
     private static MapSqlParameterSource params(Object[] namesAndValues) {

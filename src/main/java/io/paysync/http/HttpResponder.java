@@ -1,9 +1,8 @@
 package io.paysync.http;
 
+import io.vertx.core.buffer.Buffer;
 import java.util.LinkedHashMap;
 import java.util.Map;
-
-import io.vertx.core.buffer.Buffer;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.Processor;
@@ -32,7 +31,10 @@ public class HttpResponder implements Processor {
             body = error(api.code(), api.getMessage());
         } else if (failure != null) {
             // Class and route only: exception messages may quote SQL parameters or request content.
-            LOG.error("Unexpected failure in route {}: {}", exchange.getFromRouteId(), failure.getClass().getName(),
+            LOG.error(
+                    "Unexpected failure in route {}: {}",
+                    exchange.getFromRouteId(),
+                    failure.getClass().getName(),
                     failure);
             status = 500;
             body = error("internal-error", "The request could not be processed; it is safe to retry");

@@ -1,8 +1,5 @@
 package io.paysync.http;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
@@ -11,6 +8,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 
 /** The one JSON mapper: strict on input (duplicate keys, trailing data and deep nesting are errors). */
 public final class Json {
@@ -23,15 +22,15 @@ public final class Json {
             .build();
 
     static {
-        MAPPER.getFactory().setStreamReadConstraints(StreamReadConstraints.builder()
-                .maxNestingDepth(32)
-                .maxNumberLength(64)
-                .maxStringLength(64 * 1024)
-                .build());
+        MAPPER.getFactory()
+                .setStreamReadConstraints(StreamReadConstraints.builder()
+                        .maxNestingDepth(32)
+                        .maxNumberLength(64)
+                        .maxStringLength(64 * 1024)
+                        .build());
     }
 
-    private Json() {
-    }
+    private Json() {}
 
     /** Parses a request body that must be one JSON object, or answers 400 malformed-request. */
     public static ObjectNode readObject(byte[] body) {

@@ -1,11 +1,10 @@
 package io.paysync.http;
 
-import java.util.Map;
-import java.util.regex.Pattern;
-
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.ext.web.RoutingContext;
+import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.camel.CamelContext;
 import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.HttpEndpointModel;
@@ -20,10 +19,10 @@ import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 public class JsonErrorPages implements StartupListener {
 
     private static final Map<Integer, String[]> PAGES = Map.of(
-            404, new String[] { "not-found", "No such endpoint" },
-            405, new String[] { "method-not-allowed", "This endpoint does not accept that method" },
-            413, new String[] { "payload-too-large", "The body is too large" },
-            503, new String[] { "shutting-down", "This instance is stopping; try again" });
+            404, new String[] {"not-found", "No such endpoint"},
+            405, new String[] {"method-not-allowed", "This endpoint does not accept that method"},
+            413, new String[] {"payload-too-large", "The body is too large"},
+            503, new String[] {"shutting-down", "This instance is stopping; try again"});
 
     @Override
     public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
@@ -89,7 +88,8 @@ public class JsonErrorPages implements StartupListener {
         byte[] body = Json.write(HttpResponder.error(code, message));
         return ctx -> {
             if (!ctx.response().headWritten()) {
-                ctx.response().setStatusCode(status)
+                ctx.response()
+                        .setStatusCode(status)
                         .putHeader("Content-Type", "application/json; charset=utf-8")
                         .end(Buffer.buffer(body));
             }

@@ -1,7 +1,6 @@
 package io.paysync.http;
 
 import java.util.Locale;
-
 import org.apache.camel.Exchange;
 
 /** Checks every JSON endpoint makes before reading a body. */
@@ -10,8 +9,7 @@ public final class RequestChecks {
     /** Bodies over 64 KiB are refused with 413 {@code payload-too-large}, before anything reads them. */
     public static final int MAX_BODY_BYTES = 64 * 1024;
 
-    private RequestChecks() {
-    }
+    private RequestChecks() {}
 
     /** 415 unless the Content-Type is JSON ({@code application/json} or {@code application/*+json}). */
     public static void requireJson(Exchange exchange) {

@@ -2,7 +2,6 @@ package io.paysync.observe;
 
 import java.util.Map;
 import java.util.function.Supplier;
-
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
@@ -24,8 +23,8 @@ public class BreakerHealthCheck extends AbstractHealthCheck {
      * @param state   the state the sync worker gates on (CLOSED, OPEN, HALF_OPEN, ..., UNKNOWN before the route runs)
      * @param breaker the breaker step, for its figures (may give null)
      */
-    public BreakerHealthCheck(String breakerId, Supplier<String> state, Supplier<ResilienceProcessor> breaker,
-            boolean downWhenOpen) {
+    public BreakerHealthCheck(
+            String breakerId, Supplier<String> state, Supplier<ResilienceProcessor> breaker, boolean downWhenOpen) {
         super("paysync", "third-party-breaker");
         this.breakerId = breakerId;
         this.state = state;

@@ -1,5 +1,16 @@
 package io.paysync.observe;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.paysync.db.Database;
+import io.paysync.order.PaymentStatus;
+import io.paysync.order.SyncStatus;
+import io.paysync.sync.CallOutcome;
+import io.paysync.sync.SyncObserver;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -12,18 +23,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
-
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.DistributionSummary;
-import io.micrometer.core.instrument.FunctionCounter;
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import io.paysync.db.Database;
-import io.paysync.order.PaymentStatus;
-import io.paysync.order.SyncStatus;
-import io.paysync.sync.CallOutcome;
-import io.paysync.sync.SyncObserver;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,10 +49,11 @@ public class BusinessMetrics implements SyncObserver {
     private static final Logger LOG = LoggerFactory.getLogger(BusinessMetrics.class);
 
     /** Kinds registered up front, so that {@code increase()} sees the first one. Others appear when first recorded. */
-    static final List<String> KNOWN_ANOMALY_KINDS = List.of("amount-mismatch", "order-not-pending",
-            "transaction-conflict", "sync-in-doubt");
-    static final List<String> BREAKER_STATES = List.of("CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED",
-            "METRICS_ONLY");
+    static final List<String> KNOWN_ANOMALY_KINDS =
+            List.of("amount-mismatch", "order-not-pending", "transaction-conflict", "sync-in-doubt");
+
+    static final List<String> BREAKER_STATES =
+            List.of("CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED", "METRICS_ONLY");
 
     private final Database db;
     private final Clock clock;
@@ -77,7 +77,8 @@ public class BusinessMetrics implements SyncObserver {
      * @param refresh      the database is asked again only after this long; scrapes in between see the last answer
      * @param breakerState the breaker's state by resilience4j's names (CLOSED, OPEN, ...), anything else for unknown
      */
-    public BusinessMetrics(Database db, Clock clock, Duration refresh, String breakerId, Supplier<String> breakerState) {
+    public BusinessMetrics(
+            Database db, Clock clock, Duration refresh, String breakerId, Supplier<String> breakerState) {
         this.db = db;
         this.clock = clock;
         this.refreshNanos = refresh.toNanos();
@@ -92,33 +93,49 @@ public class BusinessMetrics implements SyncObserver {
             for (SyncStatus s : SyncStatus.values()) {
                 Gauge.builder("paysync.orders", this, m -> m.fresh().orders(p, s))
                         .description("Orders per payment status and sync status (from the database)")
-                        .tag("payment_status", p.name()).tag("sync_status", s.name())
+                        .tag("payment_status", p.name())
+                        .tag("sync_status", s.name())
                         .register(registry);
             }
         }
         Gauge.builder("paysync.oldest.unsynced.paid.order.age", this, BusinessMetrics::oldestUnsyncedAgeSeconds)
                 .description("Seconds since the oldest Paid order still waiting for its third-party record "
                         + "(sync Pending or Processing) was paid; 0 when none")
-                .baseUnit("seconds").register(registry);
+                .baseUnit("seconds")
+                .register(registry);
         Gauge.builder("paysync.dead.letters", this, m -> m.fresh().deadLetters())
                 .description("Orders whose sync is Failed (dead letters), waiting for an operator")
                 .register(registry);
         KNOWN_ANOMALY_KINDS.forEach(this::registerAnomalyKind);
         for (CallOutcome o : CallOutcome.values()) {
-            calls.put(o, Counter.builder("paysync.third.party.calls")
-                    .description("Tries at the third party, per outcome")
-                    .tag("outcome", o.label()).register(registry));
+            calls.put(
+                    o,
+                    Counter.builder("paysync.third.party.calls")
+                            .description("Tries at the third party, per outcome")
+                            .tag("outcome", o.label())
+                            .register(registry));
         }
         callDuration = Timer.builder("paysync.third.party.call.duration")
                 .description("Duration of each HTTP call to the third party, failures included")
-                .serviceLevelObjectives(millis(5), millis(10), millis(25), millis(50), millis(100), millis(250),
-                        millis(500), millis(1000), millis(2500), millis(5000), millis(10_000), millis(30_000))
+                .serviceLevelObjectives(
+                        millis(5),
+                        millis(10),
+                        millis(25),
+                        millis(50),
+                        millis(100),
+                        millis(250),
+                        millis(500),
+                        millis(1000),
+                        millis(2500),
+                        millis(5000),
+                        millis(10_000),
+                        millis(30_000))
                 .register(registry);
         for (String state : BREAKER_STATES) {
-            Gauge.builder("paysync.circuit.breaker.state", this,
-                    m -> state.equals(m.breakerState.get()) ? 1 : 0)
+            Gauge.builder("paysync.circuit.breaker.state", this, m -> state.equals(m.breakerState.get()) ? 1 : 0)
                     .description("1 for the circuit breaker's current state, 0 for the others")
-                    .tag("breaker", breakerId).tag("state", state.toLowerCase(Locale.ROOT))
+                    .tag("breaker", breakerId)
+                    .tag("state", state.toLowerCase(Locale.ROOT))
                     .register(registry);
         }
         claimBatch = DistributionSummary.builder("paysync.sync.claim.batch.size")
@@ -194,26 +211,36 @@ public class BusinessMetrics implements SyncObserver {
     private Snapshot read() {
         Map<String, Long> orders = new HashMap<>();
         db.jdbc().query(db.sql("count-orders-by-status"), Map.of(), rs -> {
-            orders.merge(key(PaymentStatus.valueOf(rs.getString("payment_status").trim()),
-                    SyncStatus.valueOf(rs.getString("sync_status").trim())), rs.getLong("order_count"), Long::sum);
+            orders.merge(
+                    key(
+                            PaymentStatus.valueOf(rs.getString("payment_status").trim()),
+                            SyncStatus.valueOf(rs.getString("sync_status").trim())),
+                    rs.getLong("order_count"),
+                    Long::sum);
         });
-        List<OffsetDateTime> oldest = db.jdbc().query(db.sql("oldest-paid-waiting-for-sync"), Map.of(),
-                (rs, n) -> rs.getObject("oldest_paid_at", OffsetDateTime.class));
+        List<OffsetDateTime> oldest = db.jdbc()
+                .query(
+                        db.sql("oldest-paid-waiting-for-sync"),
+                        Map.of(),
+                        (rs, n) -> rs.getObject("oldest_paid_at", OffsetDateTime.class));
         Map<String, Long> anomalies = new HashMap<>();
-        db.jdbc().query(db.sql("count-anomalies-by-kind"), Map.of(),
-                rs -> {
-                    anomalies.put(rs.getString("kind"), rs.getLong("anomaly_count"));
-                });
+        db.jdbc().query(db.sql("count-anomalies-by-kind"), Map.of(), rs -> {
+            anomalies.put(rs.getString("kind"), rs.getLong("anomaly_count"));
+        });
         OffsetDateTime first = oldest.isEmpty() ? null : oldest.get(0);
         return new Snapshot(Map.copyOf(orders), first == null ? null : first.toInstant(), Map.copyOf(anomalies));
     }
 
     private void registerAnomalyKind(String kind) {
         if (kind != null && anomalyKinds.add(kind)) {
-            FunctionCounter.builder("paysync.anomalies", this, m -> m.fresh().anomalies().getOrDefault(kind, 0L))
+            FunctionCounter.builder(
+                            "paysync.anomalies",
+                            this,
+                            m -> m.fresh().anomalies().getOrDefault(kind, 0L))
                     .description("Anomalies recorded (authentic callbacks that could not be applied, in-doubt sends), "
                             + "per kind (from the database)")
-                    .tag("kind", kind).register(registry);
+                    .tag("kind", kind)
+                    .register(registry);
         }
     }
 
@@ -233,8 +260,10 @@ public class BusinessMetrics implements SyncObserver {
         }
 
         long deadLetters() {
-            return orderCounts.entrySet().stream().filter(e -> e.getKey().endsWith("/" + SyncStatus.Failed.name()))
-                    .mapToLong(Map.Entry::getValue).sum();
+            return orderCounts.entrySet().stream()
+                    .filter(e -> e.getKey().endsWith("/" + SyncStatus.Failed.name()))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
         }
     }
 }

@@ -2,9 +2,7 @@ package io.paysync.observe;
 
 import java.sql.Connection;
 import java.util.Map;
-
 import javax.sql.DataSource;
-
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
@@ -30,12 +28,14 @@ public class DatabaseHealthCheck extends AbstractHealthCheck {
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
         // A query on Paysync's own table, not just a live connection: a database that answers but is not ours (an
         // empty one a pool reconnected to, a wrong URL after a failover) cannot apply a callback either.
-        try (Connection c = dataSource.getConnection(); java.sql.Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                java.sql.Statement s = c.createStatement()) {
             s.setQueryTimeout(2);
             s.executeQuery("SELECT COUNT(*) FROM orders WHERE 1 = 0").close();
             builder.up();
         } catch (Exception e) {
-            builder.message("Database unreachable or without Paysync's schema: " + e.getClass().getSimpleName())
+            builder.message("Database unreachable or without Paysync's schema: "
+                            + e.getClass().getSimpleName())
                     .down();
         }
     }

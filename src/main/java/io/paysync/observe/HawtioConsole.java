@@ -1,10 +1,5 @@
 package io.paysync.observe;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 import io.paysync.config.Settings;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.Json;
@@ -16,6 +11,10 @@ import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.FileSystemAccess;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.platform.http.main.ManagementHttpServer;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
@@ -46,6 +45,7 @@ public final class HawtioConsole {
     public static final String CONSOLE_URL = "paysync.hawtio.console-url";
     /** Where Paysync's console links to Hawtio; unset: {@value #BASE}/ on the management port. */
     public static final String CONSOLE_HAWTIO_URL = "paysync.console.hawtio-url";
+
     static final String HOW_TO_BUILD = "npm --prefix hawtio ci && npm --prefix hawtio run build";
     /** Hawtio's Jolokia requests are small JSON documents; a bulk read of every MBean stays far below this. */
     private static final long MAX_JOLOKIA_BODY = 1024 * 1024;
@@ -61,7 +61,9 @@ public final class HawtioConsole {
     }
 
     public static HawtioConsole from(Settings settings, int apiPort, String operator) {
-        Path dir = Path.of(settings.getOrDefault(DIR, "hawtio/dist")).toAbsolutePath().normalize();
+        Path dir = Path.of(settings.getOrDefault(DIR, "hawtio/dist"))
+                .toAbsolutePath()
+                .normalize();
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("apiPort", apiPort);
         answer.put("console", settings.get(CONSOLE_URL).orElse(null));
@@ -82,16 +84,19 @@ public final class HawtioConsole {
             return;
         }
         VertxPlatformHttpRouter router = management.getRouter();
-        JolokiaPlatformHttpPlugin jolokia = context.getRegistry().lookupByNameAndType(JolokiaPlatformHttpPlugin.NAME,
-                JolokiaPlatformHttpPlugin.class);
+        JolokiaPlatformHttpPlugin jolokia = context.getRegistry()
+                .lookupByNameAndType(JolokiaPlatformHttpPlugin.NAME, JolokiaPlatformHttpPlugin.class);
         if (jolokia != null) {
-            router.route(BASE + "/jolokia*").method(HttpMethod.GET).method(HttpMethod.POST)
+            router.route(BASE + "/jolokia*")
+                    .method(HttpMethod.GET)
+                    .method(HttpMethod.POST)
                     .handler(BodyHandler.create(false).setBodyLimit(MAX_JOLOKIA_BODY))
                     .blockingHandler((Handler<RoutingContext>) jolokia.getHandler(), true);
         }
         // Operators' cached credentials must not act through a frame of another site's page.
         router.route(BASE + "*").handler(ctx -> {
-            ctx.response().putHeader("X-Frame-Options", "DENY")
+            ctx.response()
+                    .putHeader("X-Frame-Options", "DENY")
                     .putHeader("Content-Security-Policy", "frame-ancestors 'none'")
                     .putHeader("X-Content-Type-Options", "nosniff");
             ctx.next();
@@ -107,26 +112,39 @@ public final class HawtioConsole {
             }
         });
         if (built()) {
-            router.route(HttpMethod.GET, BASE + "/*").handler(StaticHandler.create(FileSystemAccess.ROOT,
-                    dir.toString()).setIndexPage("index.html").setDefaultContentEncoding("UTF-8"));
+            router.route(HttpMethod.GET, BASE + "/*")
+                    .handler(StaticHandler.create(FileSystemAccess.ROOT, dir.toString())
+                            .setIndexPage("index.html")
+                            .setDefaultContentEncoding("UTF-8"));
             String index = dir.resolve("index.html").toString();
-            router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> ctx.response()
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
-                    .putHeader(HttpHeaders.CACHE_CONTROL, "no-store").sendFile(index));
+            router.route(HttpMethod.GET, BASE + "/*")
+                    .handler(ctx -> ctx.response()
+                            .putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
+                            .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
+                            .sendFile(index));
             LOG.info("Hawtio console at {}/ on port {}, from {}", BASE, management.getPort(), dir);
         } else {
-            byte[] missing = Json.write(HttpResponder.error("hawtio-not-built", "The Hawtio console is not built in "
-                    + dir + ": run " + HOW_TO_BUILD + " in the installation folder, or set " + DIR));
-            router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> ctx.response().setStatusCode(404)
-                    .putHeader(HttpHeaders.CONTENT_TYPE, "application/json").end(
-                            Buffer.buffer(missing)));
-            LOG.info("Hawtio console not built in {} ({} to build it); {}/ answers 404 until then", dir,
-                    HOW_TO_BUILD, BASE);
+            byte[] missing = Json.write(HttpResponder.error(
+                    "hawtio-not-built",
+                    "The Hawtio console is not built in " + dir + ": run " + HOW_TO_BUILD
+                            + " in the installation folder, or set " + DIR));
+            router.route(HttpMethod.GET, BASE + "/*")
+                    .handler(ctx -> ctx.response()
+                            .setStatusCode(404)
+                            .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                            .end(Buffer.buffer(missing)));
+            LOG.info(
+                    "Hawtio console not built in {} ({} to build it); {}/ answers 404 until then",
+                    dir,
+                    HOW_TO_BUILD,
+                    BASE);
         }
     }
 
     private static void json(RoutingContext ctx, byte[] body) {
-        ctx.response().putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
-                .putHeader(HttpHeaders.CACHE_CONTROL, "no-store").end(Buffer.buffer(body));
+        ctx.response()
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
+                .end(Buffer.buffer(body));
     }
 }

@@ -1,9 +1,8 @@
 package io.paysync.observe;
 
+import io.paysync.config.InvalidSettingsException;
 import java.io.IOException;
 import java.util.List;
-
-import io.paysync.config.InvalidSettingsException;
 import org.apache.camel.component.platform.http.plugin.DefaultJolokiaPlatformHttpPlugin;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.jolokia.server.core.restrictor.RestrictorFactory;
@@ -27,8 +26,7 @@ public final class JolokiaAccess {
 
     private static final String JOLOKIA_POLICY_PROPERTY = "jolokia.policyLocation";
 
-    private JolokiaAccess() {
-    }
+    private JolokiaAccess() {}
 
     /**
      * @param policyLocation the policy; {@code null} leaves Jolokia's own lookup (all access allowed unless a
@@ -59,15 +57,15 @@ public final class JolokiaAccess {
     private static void check(String policyLocation) {
         try {
             if (RestrictorFactory.lookupPolicyRestrictor(policyLocation) == null) {
-                throw new InvalidSettingsException(List.of(POLICY_LOCATION + " names no readable policy ("
-                        + policyLocation + ")"));
+                throw new InvalidSettingsException(
+                        List.of(POLICY_LOCATION + " names no readable policy (" + policyLocation + ")"));
             }
         } catch (IOException | RuntimeException e) {
             if (e instanceof InvalidSettingsException ise) {
                 throw ise;
             }
-            throw new InvalidSettingsException(List.of(POLICY_LOCATION + " cannot be used (" + policyLocation + "): "
-                    + e.getMessage()));
+            throw new InvalidSettingsException(
+                    List.of(POLICY_LOCATION + " cannot be used (" + policyLocation + "): " + e.getMessage()));
         }
     }
 }

@@ -1,17 +1,13 @@
 package io.paysync.observe;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.util.List;
-import java.util.Locale;
-import java.util.function.Supplier;
-
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.function.Supplier;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.health.HealthCheckRegistry;
@@ -21,11 +17,11 @@ public final class Observability {
 
     /** The name camel-micrometer-prometheus looks its registry up by (MicrometerConstants.METRICS_REGISTRY_NAME). */
     static final String METER_REGISTRY = "metricsRegistry";
+
     public static final String METRICS_REFRESH_MS = "paysync.metrics.refresh-ms";
     public static final String BREAKER_DOWN_WHEN_OPEN = "paysync.health.breaker-down-when-open";
 
-    private Observability() {
-    }
+    private Observability() {}
 
     /** Refuses a bad setting before anything is opened. */
     public static void checkSettings(Settings settings) {
@@ -42,12 +38,17 @@ public final class Observability {
      * under Camel's name if Camel has not yet, so both use the same one), times third-party calls from Camel's events,
      * and binds the metrics as {@code businessMetrics}.
      */
-    public static BusinessMetrics metrics(CamelContext context, Settings settings, Database database, Clock clock,
-            String breakerId, Supplier<String> breakerState) {
+    public static BusinessMetrics metrics(
+            CamelContext context,
+            Settings settings,
+            Database database,
+            Clock clock,
+            String breakerId,
+            Supplier<String> breakerState) {
         Duration refresh = refresh(settings);
         MeterRegistry registry = meterRegistry(context);
-        BusinessMetrics metrics = new BusinessMetrics(database, clock, refresh, breakerId, breakerState)
-                .bindTo(registry);
+        BusinessMetrics metrics =
+                new BusinessMetrics(database, clock, refresh, breakerId, breakerState).bindTo(registry);
         context.getRegistry().bind("businessMetrics", metrics);
         context.getManagementStrategy().addEventNotifier(new ThirdPartyCallMetrics(metrics));
         return metrics;
@@ -64,14 +65,21 @@ public final class Observability {
     }
 
     /** Readiness: the database, and the third party's circuit breaker (DOWN when open only if so configured). */
-    public static void healthChecks(CamelContext context, Settings settings, Database database, String breakerId,
+    public static void healthChecks(
+            CamelContext context,
+            Settings settings,
+            Database database,
+            String breakerId,
             Supplier<String> breakerState) {
         boolean downWhenOpen = settings.getBoolean(BREAKER_DOWN_WHEN_OPEN, false);
         HealthCheckRegistry health = HealthCheckRegistry.get(context);
         if (health != null) {
             health.register(new DatabaseHealthCheck(database.dataSource()));
-            health.register(new BreakerHealthCheck(breakerId, breakerState,
-                    () -> context.getProcessor(breakerId, ResilienceProcessor.class), downWhenOpen));
+            health.register(new BreakerHealthCheck(
+                    breakerId,
+                    breakerState,
+                    () -> context.getProcessor(breakerId, ResilienceProcessor.class),
+                    downWhenOpen));
         }
     }
 }

@@ -1,10 +1,9 @@
 package io.paysync.observe;
 
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * {@code paysync_refused_requests_total{door, reason}}: requests refused before they could change anything, by the
@@ -26,8 +25,13 @@ public final class RefusedRequests {
      * from the request, so an attacker cannot grow the number of series.
      */
     public void refused(String door, String reason) {
-        counters.computeIfAbsent(door + '\n' + reason, k -> Counter.builder("paysync.refused.requests")
-                .description("Requests refused before they changed anything, by door and error code")
-                .tag("door", door).tag("reason", reason).register(registry)).increment();
+        counters.computeIfAbsent(
+                        door + '\n' + reason,
+                        k -> Counter.builder("paysync.refused.requests")
+                                .description("Requests refused before they changed anything, by door and error code")
+                                .tag("door", door)
+                                .tag("reason", reason)
+                                .register(registry))
+                .increment();
     }
 }

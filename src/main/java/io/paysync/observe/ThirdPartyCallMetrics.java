@@ -1,10 +1,9 @@
 package io.paysync.observe;
 
-import java.util.Locale;
-
 import io.paysync.sync.CallOutcome;
 import io.paysync.sync.SendAttempt;
 import io.paysync.sync.ThirdPartyCall;
+import java.util.Locale;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.CamelEvent;
 import org.apache.camel.spi.CamelEvent.ExchangeSentEvent;
@@ -47,14 +46,16 @@ public class ThirdPartyCallMetrics extends EventNotifierSupport {
         Exchange exchange = sent.getExchange();
         Throwable failure = exchange.getException();
         if (failure != null) {
-            metrics.called(ThirdPartyCall.mayHaveReachedThirdParty(failure) ? CallOutcome.IN_DOUBT
-                    : CallOutcome.RETRYABLE);
+            metrics.called(
+                    ThirdPartyCall.mayHaveReachedThirdParty(failure) ? CallOutcome.IN_DOUBT : CallOutcome.RETRYABLE);
         }
     }
 
     /** An http(s) endpoint, called for a {@link SendAttempt} ({@link ThirdPartyCall#decide} marked the exchange). */
     static boolean isThirdPartyCall(ExchangeSentEvent sent) {
-        String uri = sent.getEndpoint() == null ? "" : sent.getEndpoint().getEndpointUri().toLowerCase(Locale.ROOT);
+        String uri = sent.getEndpoint() == null
+                ? ""
+                : sent.getEndpoint().getEndpointUri().toLowerCase(Locale.ROOT);
         return (uri.startsWith("http:") || uri.startsWith("https:"))
                 && sent.getExchange().getProperty(SendAttempt.PROPERTY) != null;
     }

@@ -1,12 +1,11 @@
 package io.paysync.order;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.http.ApiException;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.Currency;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.http.ApiException;
 
 /**
  * Amount and currency rules shared by order creation and the payment callback (the {@code Amount} and {@code Currency}
@@ -21,8 +20,7 @@ public final class Money {
     private static final Pattern MINOR_UNITS = Pattern.compile("[1-9][0-9]{0,18}");
     private static final Pattern CURRENCY_CODE = Pattern.compile("[A-Z]{3}");
 
-    private Money() {
-    }
+    private Money() {}
 
     /** An ISO 4217 code that {@link Currency} knows and that has minor units defined. */
     public static String currency(JsonNode node, String field) {
@@ -72,8 +70,8 @@ public final class Money {
         int digits = Currency.getInstance(currency).getDefaultFractionDigits();
         BigDecimal normalised = value.stripTrailingZeros();
         if (normalised.scale() > digits) {
-            throw ApiException.malformed("Field '" + field + "' has more decimals than " + currency + " allows ("
-                    + digits + ")");
+            throw ApiException.malformed(
+                    "Field '" + field + "' has more decimals than " + currency + " allows (" + digits + ")");
         }
         return normalised.setScale(digits, RoundingMode.UNNECESSARY);
     }
@@ -84,8 +82,8 @@ public final class Money {
      * anything but a positive whole number and a known currency is {@code 400 malformed-request}.
      */
     public static String fromMinorUnits(String minorUnits, String currency) {
-        String code = currency(currency == null ? null : com.fasterxml.jackson.databind.node.TextNode.valueOf(currency),
-                "currency");
+        String code = currency(
+                currency == null ? null : com.fasterxml.jackson.databind.node.TextNode.valueOf(currency), "currency");
         if (minorUnits == null || !MINOR_UNITS.matcher(minorUnits).matches()) {
             throw ApiException.malformed("The amount must be a positive whole number of minor units");
         }

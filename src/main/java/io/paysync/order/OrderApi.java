@@ -1,14 +1,13 @@
 package io.paysync.order;
 
-import java.math.BigDecimal;
-import java.util.regex.Pattern;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
+import java.math.BigDecimal;
+import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.springframework.dao.DuplicateKeyException;
 
@@ -45,7 +44,8 @@ public class OrderApi {
         if (orderNumber == null || !ORDER_NUMBER.matcher(orderNumber).matches()) {
             throw ApiException.unknownOrder(String.valueOf(orderNumber));
         }
-        return ApiReply.ok(orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber))
+        return ApiReply.ok(orders.find(orderNumber)
+                .orElseThrow(() -> ApiException.unknownOrder(orderNumber))
                 .view());
     }
 

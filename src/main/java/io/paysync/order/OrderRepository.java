@@ -1,5 +1,7 @@
 package io.paysync.order;
 
+import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -10,9 +12,6 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import io.paysync.db.Database;
-import io.paysync.db.TransitionLog;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -63,20 +62,25 @@ public class OrderRepository {
 
     /** Inserts a Pending order; a duplicate number surfaces as Spring's {@code DuplicateKeyException}. */
     public void insert(String orderNumber, BigDecimal amount, String currency) {
-        jdbc.update(db.sql("insert-order"), new MapSqlParameterSource()
-                .addValue("orderNumber", orderNumber)
-                .addValue("amount", amount)
-                .addValue("currency", currency)
-                .addValue("now", Database.utc(now())));
+        jdbc.update(
+                db.sql("insert-order"),
+                new MapSqlParameterSource()
+                        .addValue("orderNumber", orderNumber)
+                        .addValue("amount", amount)
+                        .addValue("currency", currency)
+                        .addValue("now", Database.utc(now())));
     }
 
     public Optional<Order> find(String orderNumber) {
-        return jdbc.query(db.sql("find-order"), Map.of("orderNumber", orderNumber), ORDER).stream().findFirst();
+        return jdbc.query(db.sql("find-order"), Map.of("orderNumber", orderNumber), ORDER).stream()
+                .findFirst();
     }
 
     public Optional<String> orderBoundTo(String transactionId) {
-        return jdbc.queryForList(db.sql("find-order-by-transaction"), Map.of("transactionId", transactionId),
-                String.class).stream().findFirst();
+        return jdbc
+                .queryForList(db.sql("find-order-by-transaction"), Map.of("transactionId", transactionId), String.class)
+                .stream()
+                .findFirst();
     }
 
     /**
@@ -86,15 +90,36 @@ public class OrderRepository {
      * must decide from a read. A transaction id bound to another order raises {@code DuplicateKeyException} from the
      * unique index.
      */
-    public int markPaid(String orderNumber, String transactionId, BigDecimal amount, String currency,
-            TransitionLog.Cause cause, Runnable alsoOnMove) {
+    public int markPaid(
+            String orderNumber,
+            String transactionId,
+            BigDecimal amount,
+            String currency,
+            TransitionLog.Cause cause,
+            Runnable alsoOnMove) {
         Instant now = now();
         return inTransaction(() -> {
-            int rows = db.hot("mark-order-paid").update("orderNumber", orderNumber, "transactionId", transactionId,
-                    "currency", currency, "amount", amount, "now", Database.utc(now));
+            int rows = db.hot("mark-order-paid")
+                    .update(
+                            "orderNumber",
+                            orderNumber,
+                            "transactionId",
+                            transactionId,
+                            "currency",
+                            currency,
+                            "amount",
+                            amount,
+                            "now",
+                            Database.utc(now));
             if (rows == 1) {
-                recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Paid.name(),
-                        cause, "transaction " + transactionId, now);
+                recordTransition(
+                        orderNumber,
+                        "payment",
+                        PaymentStatus.Pending.name(),
+                        PaymentStatus.Paid.name(),
+                        cause,
+                        "transaction " + transactionId,
+                        now);
                 alsoOnMove.run();
             }
             return rows;
@@ -102,9 +127,13 @@ public class OrderRepository {
     }
 
     /** A payment transition asked for by one row of a batch: to Paid when {@code succeeded}, else to Failed. */
-    public record Mark(String orderNumber, String transactionId, BigDecimal amount, String currency,
-            boolean succeeded, TransitionLog.Cause cause) {
-    }
+    public record Mark(
+            String orderNumber,
+            String transactionId,
+            BigDecimal amount,
+            String currency,
+            boolean succeeded,
+            TransitionLog.Cause cause) {}
 
     /**
      * {@link #markPaid} and {@link #markFailed} for many orders, as two JDBC batches of the same guarded statements
@@ -128,8 +157,12 @@ public class OrderRepository {
         for (int i = 0; i < marks.size(); i++) {
             if (moved[i] == 1) {
                 Mark m = marks.get(i);
-                entries.add(new TransitionLog.Entry(m.orderNumber(), "payment", PaymentStatus.Pending.name(),
-                        (m.succeeded() ? PaymentStatus.Paid : PaymentStatus.Failed).name(), m.cause(),
+                entries.add(new TransitionLog.Entry(
+                        m.orderNumber(),
+                        "payment",
+                        PaymentStatus.Pending.name(),
+                        (m.succeeded() ? PaymentStatus.Paid : PaymentStatus.Failed).name(),
+                        m.cause(),
                         "transaction " + m.transactionId()));
             }
         }
@@ -141,14 +174,16 @@ public class OrderRepository {
         if (which.isEmpty()) {
             return;
         }
-        MapSqlParameterSource[] params = which.stream().map(i -> {
-            Mark m = marks.get(i);
-            return new MapSqlParameterSource("orderNumber", m.orderNumber())
-                    .addValue("transactionId", m.transactionId())
-                    .addValue("currency", m.currency())
-                    .addValue("amount", m.amount())
-                    .addValue("now", Database.utc(now));
-        }).toArray(MapSqlParameterSource[]::new);
+        MapSqlParameterSource[] params = which.stream()
+                .map(i -> {
+                    Mark m = marks.get(i);
+                    return new MapSqlParameterSource("orderNumber", m.orderNumber())
+                            .addValue("transactionId", m.transactionId())
+                            .addValue("currency", m.currency())
+                            .addValue("amount", m.amount())
+                            .addValue("now", Database.utc(now));
+                })
+                .toArray(MapSqlParameterSource[]::new);
         int[] rows = jdbc.batchUpdate(db.sql(statement), params);
         for (int k = 0; k < rows.length; k++) {
             if (rows[k] != 0 && rows[k] != 1) {
@@ -159,15 +194,26 @@ public class OrderRepository {
     }
 
     /** Pending -> Failed and its history row, in one transaction, guarded as {@link #markPaid}. */
-    public int markFailed(String orderNumber, String transactionId, BigDecimal amount, String currency,
-            TransitionLog.Cause cause, Runnable alsoOnMove) {
+    public int markFailed(
+            String orderNumber,
+            String transactionId,
+            BigDecimal amount,
+            String currency,
+            TransitionLog.Cause cause,
+            Runnable alsoOnMove) {
         Instant now = now();
         return inTransaction(() -> {
-            int rows = db.hot("mark-order-failed").update("orderNumber", orderNumber, "currency", currency,
-                    "amount", amount);
+            int rows = db.hot("mark-order-failed")
+                    .update("orderNumber", orderNumber, "currency", currency, "amount", amount);
             if (rows == 1) {
-                recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), PaymentStatus.Failed.name(),
-                        cause, "transaction " + transactionId, now);
+                recordTransition(
+                        orderNumber,
+                        "payment",
+                        PaymentStatus.Pending.name(),
+                        PaymentStatus.Failed.name(),
+                        cause,
+                        "transaction " + transactionId,
+                        now);
                 alsoOnMove.run();
             }
             return rows;
@@ -184,13 +230,16 @@ public class OrderRepository {
         }
         Instant now = now();
         return inTransaction(() -> {
-            int rows = jdbc.update(db.sql("close-pending-order"), new MapSqlParameterSource("orderNumber", orderNumber)
-                    .addValue("paymentStatus", to.name()));
-            if (rows == 1) {
-                recordTransition(orderNumber, "payment", PaymentStatus.Pending.name(), to.name(), cause, detail, now);
-            }
-            return rows;
-        }) == 1;
+                    int rows = jdbc.update(
+                            db.sql("close-pending-order"),
+                            new MapSqlParameterSource("orderNumber", orderNumber).addValue("paymentStatus", to.name()));
+                    if (rows == 1) {
+                        recordTransition(
+                                orderNumber, "payment", PaymentStatus.Pending.name(), to.name(), cause, detail, now);
+                    }
+                    return rows;
+                })
+                == 1;
     }
 
     public void recordAnomaly(String kind, String orderNumber, String transactionId, String webhookId, String detail) {
@@ -201,13 +250,13 @@ public class OrderRepository {
      * As {@link #recordAnomaly}, unless the same kind, order and detail is recorded already: for a source that repeats
      * the same answer (reconciliation asks every round). Two instances racing may both write it; that is harmless.
      */
-    public void recordAnomalyOnce(String kind, String orderNumber, String transactionId, String webhookId,
-            String detail) {
+    public void recordAnomalyOnce(
+            String kind, String orderNumber, String transactionId, String webhookId, String detail) {
         jdbc.update(db.sql("insert-anomaly-once"), anomaly(kind, orderNumber, transactionId, webhookId, detail));
     }
 
-    private MapSqlParameterSource anomaly(String kind, String orderNumber, String transactionId, String webhookId,
-            String detail) {
+    private MapSqlParameterSource anomaly(
+            String kind, String orderNumber, String transactionId, String webhookId, String detail) {
         return new MapSqlParameterSource()
                 .addValue("kind", kind)
                 .addValue("orderNumber", orderNumber)
@@ -254,17 +303,28 @@ public class OrderRepository {
         return new Counts(payment, sync);
     }
 
-    public record Counts(Map<PaymentStatus, Long> payment, Map<SyncStatus, Long> sync) {
-    }
+    public record Counts(Map<PaymentStatus, Long> payment, Map<SyncStatus, Long> sync) {}
 
     /** When the oldest order that is Paid but not synced (dead letters included) was paid; empty if none. */
     public Optional<Instant> oldestUnsyncedPaidAt() {
-        return jdbc.query(db.sql("oldest-paid-not-synced-dead-letters-included"), Map.of(), (rs, i) -> instant(rs, "oldest_paid_at"))
-                .stream().filter(java.util.Objects::nonNull).findFirst();
+        return jdbc
+                .query(
+                        db.sql("oldest-paid-not-synced-dead-letters-included"),
+                        Map.of(),
+                        (rs, i) -> instant(rs, "oldest_paid_at"))
+                .stream()
+                .filter(java.util.Objects::nonNull)
+                .findFirst();
     }
 
-    private void recordTransition(String orderNumber, String machine, String from, String to,
-            TransitionLog.Cause cause, String detail, Instant now) {
+    private void recordTransition(
+            String orderNumber,
+            String machine,
+            String from,
+            String to,
+            TransitionLog.Cause cause,
+            String detail,
+            Instant now) {
         history.record(new TransitionLog.Entry(orderNumber, machine, from, to, cause, detail), now);
     }
 

@@ -5,5 +5,8 @@ package io.paysync.order;
  * Pending after a retryable failure; Failed is a dead letter an operator retries or resolves.
  */
 public enum SyncStatus {
-    Pending, Processing, Completed, Failed
+    Pending,
+    Processing,
+    Completed,
+    Failed
 }

@@ -1,5 +1,11 @@
 package io.paysync.payment;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
+import io.paysync.http.Json;
+import io.paysync.http.RequestChecks;
+import io.paysync.observe.RefusedRequests;
 import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -7,13 +13,6 @@ import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HexFormat;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.db.Database;
-import io.paysync.db.TransitionLog;
-import io.paysync.http.Json;
-import io.paysync.http.RequestChecks;
-import io.paysync.observe.RefusedRequests;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.SqlParameterValue;
@@ -142,7 +141,9 @@ public class CallbackLog {
             write(e);
         } catch (RuntimeException failure) {
             // The class only: the message may quote the statement's parameters, the body among them.
-            LOG.error("Could not store a callback (answered {}) in the callbacks audit log: {}", e.httpStatus,
+            LOG.error(
+                    "Could not store a callback (answered {}) in the callbacks audit log: {}",
+                    e.httpStatus,
                     failure.getClass().getName());
         }
     }
@@ -171,17 +172,18 @@ public class CallbackLog {
         count(e);
         // Only an authentic body is kept; the order number is read from any body before it is dropped.
         byte[] kept = CallbackSignatureVerifier.VALID.equals(e.signature) ? e.body : null;
-        db.hot("insert-callback").update(
-                "receivedAt", Database.utc(e.receivedAt),
-                "webhookId", e.webhookId,
-                "orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body),
-                "contentType", e.contentType,
-                "signature", e.signature,
-                "httpStatus", e.httpStatus,
-                "outcome", e.outcome == null ? "unknown" : e.outcome,
-                "bodySize", e.bodySize,
-                "bodySha256", e.bodySha256,
-                "body", new SqlParameterValue(Types.VARBINARY, kept));
+        db.hot("insert-callback")
+                .update(
+                        "receivedAt", Database.utc(e.receivedAt),
+                        "webhookId", e.webhookId,
+                        "orderNumber", e.orderNumber != null ? e.orderNumber : orderNumberOf(e.body),
+                        "contentType", e.contentType,
+                        "signature", e.signature,
+                        "httpStatus", e.httpStatus,
+                        "outcome", e.outcome == null ? "unknown" : e.outcome,
+                        "bodySize", e.bodySize,
+                        "bodySha256", e.bodySha256,
+                        "body", new SqlParameterValue(Types.VARBINARY, kept));
     }
 
     static String sha256(byte[] bytes) {
@@ -213,8 +215,11 @@ public class CallbackLog {
         try {
             JsonNode node = Json.MAPPER.readTree(body);
             JsonNode number = node == null ? null : node.get("orderNumber");
-            if (number == null || !number.isTextual() || number.textValue().isEmpty()
-                    || number.textValue().length() > 64 || number.textValue().chars().anyMatch(Character::isISOControl)) {
+            if (number == null
+                    || !number.isTextual()
+                    || number.textValue().isEmpty()
+                    || number.textValue().length() > 64
+                    || number.textValue().chars().anyMatch(Character::isISOControl)) {
                 return null; // cannot be an order's number (and PostgreSQL text cannot hold a NUL)
             }
             return number.textValue();

@@ -1,21 +1,20 @@
 package io.paysync.payment;
 
-import java.math.BigDecimal;
-import java.util.regex.Pattern;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.order.Money;
 import io.paysync.order.OrderApi;
+import java.math.BigDecimal;
+import java.util.regex.Pattern;
 
 /**
  * The canonical gateway callback body (the {@code Callback} schema of openapi/paysync.yaml). Unknown fields are
  * ignored; gateways add fields over time.
  */
-public record CallbackRequest(String orderNumber, String transactionId, BigDecimal amount, String currency,
-        boolean succeeded) {
+public record CallbackRequest(
+        String orderNumber, String transactionId, BigDecimal amount, String currency, boolean succeeded) {
 
     private static final Pattern TRANSACTION_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
 

@@ -1,5 +1,9 @@
 package io.paysync.payment;
 
+import com.standardwebhooks.Webhook;
+import com.standardwebhooks.exceptions.WebhookSigningException;
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.ApiException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -10,11 +14,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.regex.Pattern;
-
-import com.standardwebhooks.Webhook;
-import com.standardwebhooks.exceptions.WebhookSigningException;
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.http.ApiException;
 
 /**
  * Checks a callback's Standard Webhooks signature over the exact bytes received.
@@ -154,7 +153,8 @@ public class CallbackSignatureVerifier {
             return decoded;
         }
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(body))

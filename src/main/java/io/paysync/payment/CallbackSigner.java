@@ -1,14 +1,13 @@
 package io.paysync.payment;
 
+import com.standardwebhooks.Webhook;
+import com.standardwebhooks.exceptions.WebhookSigningException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.Properties;
 import java.util.UUID;
-
-import com.standardwebhooks.Webhook;
-import com.standardwebhooks.exceptions.WebhookSigningException;
 
 /**
  * {@code java -jar paysync.jar sign '<json body>'}: prints the three Standard Webhooks headers for the body, one per
@@ -17,17 +16,14 @@ import com.standardwebhooks.exceptions.WebhookSigningException;
  */
 public final class CallbackSigner {
 
-    private CallbackSigner() {
-    }
+    private CallbackSigner() {}
 
     public static int run(String[] args) throws IOException, WebhookSigningException {
         if (args.length != 2) {
             System.err.println("usage: java -jar paysync.jar sign '<json body>'   (use - to read the body from stdin)");
             return 2;
         }
-        String body = "-".equals(args[1])
-                ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8)
-                : args[1];
+        String body = "-".equals(args[1]) ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8) : args[1];
         String secret = System.getenv("PAYSYNC_GATEWAY_WEBHOOK_SECRET");
         if (secret == null || secret.isBlank()) {
             secret = System.getProperty("paysync.gateway.webhook-secret", devSecret());

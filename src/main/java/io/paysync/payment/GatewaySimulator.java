@@ -1,9 +1,5 @@
 package io.paysync.payment;
 
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.http.ApiException;
@@ -11,6 +7,9 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.HttpResponder;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.Exchange;
 
 /**
@@ -29,8 +28,11 @@ public class GatewaySimulator {
         String orderNumber = exchange.getMessage().getHeader("orderNumber", String.class);
         ObjectNode payment = orderNumber == null ? null : payments.get(orderNumber);
         if (payment == null) {
-            return new ApiReply(404, HttpResponder.error("unknown-payment",
-                    "The simulated gateway has no payment for this order; POST one to /simulator/gateway/payments"));
+            return new ApiReply(
+                    404,
+                    HttpResponder.error(
+                            "unknown-payment",
+                            "The simulated gateway has no payment for this order; POST one to /simulator/gateway/payments"));
         }
         return ApiReply.ok(payment);
     }
@@ -43,7 +45,10 @@ public class GatewaySimulator {
         ObjectNode payment = Json.readObject(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES));
         JsonNode orderNumber = payment.get("orderNumber");
         JsonNode status = payment.get("status");
-        if (orderNumber == null || !orderNumber.isTextual() || status == null || !status.isTextual()
+        if (orderNumber == null
+                || !orderNumber.isTextual()
+                || status == null
+                || !status.isTextual()
                 || !STATUSES.contains(status.textValue())) {
             throw ApiException.malformed(
                     "orderNumber and a status of \"succeeded\", \"failed\" or \"pending\" are required");

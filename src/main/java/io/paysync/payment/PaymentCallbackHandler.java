@@ -1,13 +1,6 @@
 package io.paysync.payment;
 
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.function.Consumer;
-import java.util.regex.Pattern;
-
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
@@ -17,6 +10,11 @@ import io.paysync.order.Money;
 import io.paysync.order.Order;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.PaymentStatus;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.Processor;
@@ -39,8 +37,7 @@ public class PaymentCallbackHandler implements Processor {
     public static final String RECONCILIATION_CAUSE = "reconciliation";
 
     /** What runs in a transition's transaction besides the transition, given the outcome it answers: nothing. */
-    private static final Consumer<String> NOTHING = outcome -> {
-    };
+    private static final Consumer<String> NOTHING = outcome -> {};
 
     /** The answer to each outcome, written once: {@code {"outcome": "paid"}} and the like. */
     private static final Map<String, Json.Written> ANSWERS = Map.of(
@@ -78,8 +75,8 @@ public class PaymentCallbackHandler implements Processor {
     public ApiReply handle(Exchange exchange) {
         Message in = exchange.getMessage();
         String webhookId = single(in, "webhook-id");
-        CallbackLog.Entry audit = new CallbackLog.Entry(orders.now(), webhookId,
-                in.getHeader(Exchange.CONTENT_TYPE, String.class));
+        CallbackLog.Entry audit =
+                new CallbackLog.Entry(orders.now(), webhookId, in.getHeader(Exchange.CONTENT_TYPE, String.class));
         boolean logged = false;
         try {
             byte[] raw = in.getBody(byte[].class);
@@ -127,8 +124,15 @@ public class PaymentCallbackHandler implements Processor {
      * once.
      */
     public String reconcile(CallbackRequest answer) {
-        return apply(answer, new Source(null, new TransitionLog.Cause(RECONCILIATION_CAUSE, TransitionLog.GATEWAY,
-                null, null, null, null, null), "gateway status API says ", true), NOTHING);
+        return apply(
+                answer,
+                new Source(
+                        null,
+                        new TransitionLog.Cause(
+                                RECONCILIATION_CAUSE, TransitionLog.GATEWAY, null, null, null, null, null),
+                        "gateway status API says ",
+                        true),
+                NOTHING);
     }
 
     /**
@@ -138,8 +142,14 @@ public class PaymentCallbackHandler implements Processor {
      * handler an {@link OrderRepository#withSavepoints()} repository then.
      */
     public String settle(CallbackRequest row, String cause) {
-        return apply(row, new Source(null, new TransitionLog.Cause(cause, TransitionLog.GATEWAY, null, null, null, null,
-                null), cause + " says ", false), NOTHING);
+        return apply(
+                row,
+                new Source(
+                        null,
+                        new TransitionLog.Cause(cause, TransitionLog.GATEWAY, null, null, null, null, null),
+                        cause + " says ",
+                        false),
+                NOTHING);
     }
 
     /**
@@ -161,17 +171,22 @@ public class PaymentCallbackHandler implements Processor {
             throw ApiException.malformed("The event has no id, or a malformed one");
         }
         ObjectNode fields = Json.MAPPER.createObjectNode();
-        for (String name : new String[] { "orderNumber", "transactionId", "amount", "currency", "status" }) {
+        for (String name : new String[] {"orderNumber", "transactionId", "amount", "currency", "status"}) {
             Object value = exchange.getProperty(name);
             if (value != null) {
                 fields.set(name, Json.MAPPER.valueToTree(value));
             }
         }
         CallbackRequest callback = CallbackRequest.parse(fields);
-        return ApiReply.ok(ANSWERS.get(
-                apply(callback, new Source(eventId, new TransitionLog.Cause(gateway + " event " + eventId,
-                        TransitionLog.GATEWAY, eventId, null, null, null, null), gateway + " event says ", false),
-                        NOTHING)));
+        return ApiReply.ok(ANSWERS.get(apply(
+                callback,
+                new Source(
+                        eventId,
+                        new TransitionLog.Cause(
+                                gateway + " event " + eventId, TransitionLog.GATEWAY, eventId, null, null, null, null),
+                        gateway + " event says ",
+                        false),
+                NOTHING)));
     }
 
     /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
@@ -187,8 +202,7 @@ public class PaymentCallbackHandler implements Processor {
      * Where an authentic answer came from: the id its anomalies carry, the cause written to the history, how its
      * anomalies quote it, and whether it repeats itself (then each anomaly is recorded once).
      */
-    private record Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {
-    }
+    private record Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {}
 
     /**
      * One guarded UPDATE that checks state, amount and currency at once; {@code withTransition} runs in its
@@ -200,8 +214,13 @@ public class PaymentCallbackHandler implements Processor {
         if (callback.succeeded()) {
             int moved;
             try {
-                moved = orders.markPaid(orderNumber, transactionId, callback.amount(), callback.currency(),
-                        source.cause(), () -> withTransition.accept(OUTCOME_PAID));
+                moved = orders.markPaid(
+                        orderNumber,
+                        transactionId,
+                        callback.amount(),
+                        callback.currency(),
+                        source.cause(),
+                        () -> withTransition.accept(OUTCOME_PAID));
             } catch (DuplicateKeyException e) {
                 // The unique index refused: this transaction already paid another order (the guard matched, so the
                 // amount and currency are the order's).
@@ -209,8 +228,14 @@ public class PaymentCallbackHandler implements Processor {
             }
             return moved == 1 ? OUTCOME_PAID : unmovedSuccess(callback, source);
         }
-        if (orders.markFailed(orderNumber, transactionId, callback.amount(), callback.currency(), source.cause(),
-                () -> withTransition.accept(OUTCOME_FAILED)) == 1) {
+        if (orders.markFailed(
+                        orderNumber,
+                        transactionId,
+                        callback.amount(),
+                        callback.currency(),
+                        source.cause(),
+                        () -> withTransition.accept(OUTCOME_FAILED))
+                == 1) {
             return OUTCOME_FAILED;
         }
         Order current = current(orderNumber);
@@ -228,11 +253,14 @@ public class PaymentCallbackHandler implements Processor {
     /** A callback whose amount or currency is not the order's is refused (422) and recorded, whatever the state. */
     private void requireSameAmount(CallbackRequest callback, Source source, Order order) {
         if (!order.currency().equals(callback.currency()) || !Money.sameAmount(order.amount(), callback.amount())) {
-            anomaly(source, "amount-mismatch", callback,
+            anomaly(
+                    source,
+                    "amount-mismatch",
+                    callback,
                     source.says() + callback.amount().toPlainString() + " " + callback.currency() + ", order is "
                             + Money.format(order.amount(), order.currency()) + " " + order.currency());
-            throw new ApiException(422, "amount-mismatch",
-                    "Amount or currency differs from order " + callback.orderNumber());
+            throw new ApiException(
+                    422, "amount-mismatch", "Amount or currency differs from order " + callback.orderNumber());
         }
     }
 
@@ -253,19 +281,29 @@ public class PaymentCallbackHandler implements Processor {
             // Cannot happen under READ COMMITTED (the UPDATE saw the committed row); refuse rather than guess.
             throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
         }
-        anomaly(source, "order-not-pending", callback,
+        anomaly(
+                source,
+                "order-not-pending",
+                callback,
                 "success " + (source.repeats() ? "answer" : "callback") + " for an order that is "
                         + current.paymentStatus()
-                        + (current.paymentTransactionId() == null ? ""
+                        + (current.paymentTransactionId() == null
+                                ? ""
                                 : " by transaction " + current.paymentTransactionId()));
-        throw new ApiException(409, "order-not-pending",
-                "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
+        throw new ApiException(
+                409, "order-not-pending", "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
     }
 
     private ApiException transactionConflict(CallbackRequest callback, Source source, Optional<String> boundTo) {
-        anomaly(source, "transaction-conflict", callback,
-                "transaction " + callback.transactionId() + " is already bound to order " + boundTo.orElse("(unknown)"));
-        return new ApiException(409, "transaction-conflict",
+        anomaly(
+                source,
+                "transaction-conflict",
+                callback,
+                "transaction " + callback.transactionId() + " is already bound to order "
+                        + boundTo.orElse("(unknown)"));
+        return new ApiException(
+                409,
+                "transaction-conflict",
                 "Transaction " + callback.transactionId() + " is already bound to another order");
     }
 

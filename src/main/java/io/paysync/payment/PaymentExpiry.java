@@ -1,17 +1,16 @@
 package io.paysync.payment;
 
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
-
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import io.paysync.db.TransitionLog.Cause;
 import io.paysync.db.TransitionLog.Entry;
-import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /** Pending orders older than the payment window become Expired, each by its own guarded statement. */
 public class PaymentExpiry {
@@ -51,19 +50,32 @@ public class PaymentExpiry {
     }
 
     private List<String> expirable(Instant cutoff, int limit) {
-        return db.jdbc().queryForList(db.sql("find-expirable-orders"),
-                new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", limit), String.class);
+        return db.jdbc()
+                .queryForList(
+                        db.sql("find-expirable-orders"),
+                        new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", limit),
+                        String.class);
     }
 
     /** Pending -> Expired, guarded; false when the order was paid (or failed) meanwhile. */
     private boolean expire(String orderNumber, Instant cutoff) {
         Instant now = clock.instant();
         Boolean moved = db.transactions().execute(status -> {
-            int rows = db.jdbc().update(db.sql("expire-order"),
-                    new MapSqlParameterSource("orderNumber", orderNumber).addValue("cutoff", Database.utc(cutoff)));
+            int rows = db.jdbc()
+                    .update(
+                            db.sql("expire-order"),
+                            new MapSqlParameterSource("orderNumber", orderNumber)
+                                    .addValue("cutoff", Database.utc(cutoff)));
             if (rows == 1) {
-                history.record(new Entry(orderNumber, "payment", "Pending", "Expired", Cause.expiry(workerId),
-                        "no final payment before " + cutoff), now);
+                history.record(
+                        new Entry(
+                                orderNumber,
+                                "payment",
+                                "Pending",
+                                "Expired",
+                                Cause.expiry(workerId),
+                                "no final payment before " + cutoff),
+                        now);
             }
             return rows == 1;
         });

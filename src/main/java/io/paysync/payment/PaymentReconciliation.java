@@ -1,12 +1,5 @@
 package io.paysync.payment;
 
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.config.InvalidSettingsException;
@@ -15,6 +8,12 @@ import io.paysync.db.Database;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.order.OrderRepository;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.component.http.HttpMethods;
@@ -49,8 +48,7 @@ public class PaymentReconciliation {
     private static final Set<String> FINAL = Set.of("succeeded", "failed");
 
     /** One order to ask about. */
-    public record Candidate(long id, String orderNumber) {
-    }
+    public record Candidate(long id, String orderNumber) {}
 
     private final PaymentCallbackHandler callbacks;
     private final OrderRepository orders;
@@ -63,8 +61,8 @@ public class PaymentReconciliation {
     private volatile boolean gatewayDown;
     private volatile int changed;
 
-    public PaymentReconciliation(PaymentCallbackHandler callbacks, OrderRepository orders, Duration after,
-            int batchSize) {
+    public PaymentReconciliation(
+            PaymentCallbackHandler callbacks, OrderRepository orders, Duration after, int batchSize) {
         this.callbacks = callbacks;
         this.orders = orders;
         this.after = after;
@@ -75,9 +73,13 @@ public class PaymentReconciliation {
      * From the settings; with reconciliation on, checks the status URL and puts it back without a trailing slash (the
      * route appends {@code /payments}).
      */
-    public static PaymentReconciliation from(Settings settings, org.apache.camel.CamelContext context,
-            PaymentCallbackHandler callbacks, OrderRepository orders) {
-        Duration after = Duration.ofSeconds(settings.getInt("paysync.reconciliation.after-seconds", 300, 1, 31_536_000));
+    public static PaymentReconciliation from(
+            Settings settings,
+            org.apache.camel.CamelContext context,
+            PaymentCallbackHandler callbacks,
+            OrderRepository orders) {
+        Duration after =
+                Duration.ofSeconds(settings.getInt("paysync.reconciliation.after-seconds", 300, 1, 31_536_000));
         int batchSize = settings.getInt("paysync.reconciliation.batch-size", 50, 1, 1000);
         settings.getInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
         settings.getInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
@@ -89,8 +91,11 @@ public class PaymentReconciliation {
             context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
             int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
             if (after.toSeconds() >= window) {
-                LOG.warn("paysync.reconciliation.after-seconds ({}) is not below paysync.payment.window-seconds ({}): "
-                        + "orders expire before reconciliation asks about them", after.toSeconds(), window);
+                LOG.warn(
+                        "paysync.reconciliation.after-seconds ({}) is not below paysync.payment.window-seconds ({}): "
+                                + "orders expire before reconciliation asks about them",
+                        after.toSeconds(),
+                        window);
             }
         }
         return new PaymentReconciliation(callbacks, orders, after, batchSize);
@@ -126,7 +131,8 @@ public class PaymentReconciliation {
         Message m = exchange.getMessage();
         m.removeHeaders("*");
         m.setHeader(Exchange.HTTP_METHOD, HttpMethods.GET);
-        m.setHeader(Exchange.HTTP_QUERY,
+        m.setHeader(
+                Exchange.HTTP_QUERY,
                 "orderNumber=" + URLEncoder.encode(candidate.orderNumber(), StandardCharsets.UTF_8));
         m.setHeader("Accept", "application/json");
         m.setBody(null);
@@ -149,8 +155,10 @@ public class PaymentReconciliation {
             return "unknown";
         }
         if (status == null || status != 200) {
-            LOG.warn("Order {}: the gateway status API answered HTTP {}; nothing changed, asked again next round",
-                    orderNumber, status);
+            LOG.warn(
+                    "Order {}: the gateway status API answered HTTP {}; nothing changed, asked again next round",
+                    orderNumber,
+                    status);
             return "error";
         }
         ObjectNode json;
@@ -180,15 +188,22 @@ public class PaymentReconciliation {
             outcome = callbacks.reconcile(CallbackRequest.parse(json));
         } catch (ApiException e) {
             if (e.status() == 400) {
-                LOG.warn("Order {}: the gateway's {} answer is unusable ({}); nothing changed", orderNumber, value,
+                LOG.warn(
+                        "Order {}: the gateway's {} answer is unusable ({}); nothing changed",
+                        orderNumber,
+                        value,
                         e.getMessage());
                 return "error";
             }
-            LOG.warn("Order {}: the gateway says {}, refused as {} (see the anomalies); nothing changed", orderNumber,
-                    value, e.code());
+            LOG.warn(
+                    "Order {}: the gateway says {}, refused as {} (see the anomalies); nothing changed",
+                    orderNumber,
+                    value,
+                    e.code());
             return e.code();
         }
-        if (PaymentCallbackHandler.OUTCOME_PAID.equals(outcome) || PaymentCallbackHandler.OUTCOME_FAILED.equals(outcome)) {
+        if (PaymentCallbackHandler.OUTCOME_PAID.equals(outcome)
+                || PaymentCallbackHandler.OUTCOME_FAILED.equals(outcome)) {
             changed++;
             LOG.info("Order {}: reconciled as {} from the gateway's status API", orderNumber, outcome);
         } else {
@@ -203,8 +218,10 @@ public class PaymentReconciliation {
         Throwable e = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         gatewayDown = true;
         // The class only: a message may quote the URL, and the URL may carry credentials.
-        LOG.warn("Order {}: the gateway status API did not answer ({}); nothing changed, the round stops here and the "
-                + "next one starts with this order", candidate == null ? "?" : candidate.orderNumber(),
+        LOG.warn(
+                "Order {}: the gateway status API did not answer ({}); nothing changed, the round stops here and the "
+                        + "next one starts with this order",
+                candidate == null ? "?" : candidate.orderNumber(),
                 e == null ? "unknown" : e.getClass().getName());
     }
 

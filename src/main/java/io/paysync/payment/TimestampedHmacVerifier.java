@@ -1,5 +1,10 @@
 package io.paysync.payment;
 
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import io.paysync.http.ApiException;
+import io.paysync.http.Json;
+import io.paysync.http.RequestChecks;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -10,15 +15,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
-
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.config.Settings;
-import io.paysync.http.ApiException;
-import io.paysync.http.Json;
-import io.paysync.http.RequestChecks;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
@@ -133,10 +131,12 @@ public class TimestampedHmacVerifier implements CamelContextAware {
 
     private static String utf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
                     .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(body)).toString();
+                    .decode(java.nio.ByteBuffer.wrap(body))
+                    .toString();
         } catch (java.nio.charset.CharacterCodingException e) {
             throw ApiException.malformed("The body is not UTF-8 JSON");
         }
@@ -145,7 +145,8 @@ public class TimestampedHmacVerifier implements CamelContextAware {
     private Clock clock() {
         if (clock == null) {
             // Tests bind a controllable clock under this name, as for the rest of Paysync.
-            Clock bound = camelContext == null ? null
+            Clock bound = camelContext == null
+                    ? null
                     : camelContext.getRegistry().lookupByNameAndType("paysyncClock", Clock.class);
             clock = bound == null ? Clock.systemUTC() : bound;
         }

@@ -1,12 +1,11 @@
 package io.paysync.security;
 
-import java.util.List;
-
 import io.paysync.observe.RefusedRequests;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.AuthenticationHandler;
+import java.util.List;
 
 /**
  * The first handler of an HTTP server's router (installed through Camel's authentication hook, {@link Doors}): a
@@ -47,8 +46,8 @@ public final class AccessGate implements AuthenticationHandler {
         }
     }
 
-    private static final String CROSS_SITE_BODY = "{\"error\":\"cross-site-request\",\"message\":"
-            + "\"A page of another site may not use this endpoint\"}";
+    private static final String CROSS_SITE_BODY =
+            "{\"error\":\"cross-site-request\",\"message\":" + "\"A page of another site may not use this endpoint\"}";
 
     private final Audiences audiences;
     private final List<Door> doors;
@@ -71,7 +70,8 @@ public final class AccessGate implements AuthenticationHandler {
             if (door.guards(path)) {
                 if (crossSite(ctx, path)) {
                     refused.refused(door.name(), "cross-site-request");
-                    ctx.response().setStatusCode(403)
+                    ctx.response()
+                            .setStatusCode(403)
                             .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                             .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
                             .end(CROSS_SITE_BODY);
@@ -80,7 +80,8 @@ public final class AccessGate implements AuthenticationHandler {
                 String authorization = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
                 if (!passes(door.audience(), authorization)) {
                     refused.refused(door.name(), "unauthorized");
-                    ctx.response().setStatusCode(401)
+                    ctx.response()
+                            .setStatusCode(401)
                             .putHeader("WWW-Authenticate", door.audience().challenge)
                             .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                             .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
@@ -107,7 +108,8 @@ public final class AccessGate implements AuthenticationHandler {
             return false;
         }
         boolean pageNavigation = "navigate".equals(ctx.request().getHeader("Sec-Fetch-Mode"))
-                && ctx.request().method() == HttpMethod.GET && path.startsWith(Doors.HAWTIO + "/")
+                && ctx.request().method() == HttpMethod.GET
+                && path.startsWith(Doors.HAWTIO + "/")
                 && !path.startsWith(Doors.HAWTIO + "/jolokia");
         return !pageNavigation;
     }

@@ -1,13 +1,12 @@
 package io.paysync.security;
 
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
-
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.config.Settings;
 
 /**
  * Who may call what, besides the gateway (whose callbacks carry their own signature): the shop's backend with
@@ -49,8 +48,8 @@ public final class Audiences {
         boolean production = !settings.isDev();
         int minLength = production ? Tokens.MIN_LENGTH : 1;
         Tokens shop = Tokens.parse(API_TOKEN, settings.get(API_TOKEN).orElse(null), minLength, problems);
-        Tokens operator = Tokens.parse(Settings.ADMIN_TOKEN, settings.get(Settings.ADMIN_TOKEN).orElse(null),
-                minLength, problems);
+        Tokens operator = Tokens.parse(
+                Settings.ADMIN_TOKEN, settings.get(Settings.ADMIN_TOKEN).orElse(null), minLength, problems);
         if (shop.sharesAnyWith(operator)) {
             problems.add(API_TOKEN + " and " + Settings.ADMIN_TOKEN + " share a token: the shop's backend must not"
                     + " hold an operator's credentials");
@@ -99,8 +98,8 @@ public final class Audiences {
         }
         String decoded;
         try {
-            decoded = new String(Base64.getDecoder().decode(authorization.substring(6).trim()),
-                    StandardCharsets.UTF_8);
+            decoded = new String(
+                    Base64.getDecoder().decode(authorization.substring(6).trim()), StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
             return false;
         }
@@ -108,8 +107,8 @@ public final class Audiences {
         if (colon < 0) {
             return false;
         }
-        boolean user = MessageDigest.isEqual(operatorUsername,
-                decoded.substring(0, colon).getBytes(StandardCharsets.UTF_8));
+        boolean user = MessageDigest.isEqual(
+                operatorUsername, decoded.substring(0, colon).getBytes(StandardCharsets.UTF_8));
         boolean password = operator.accepts(decoded.substring(colon + 1));
         return user & password;
     }

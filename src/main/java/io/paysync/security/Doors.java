@@ -1,13 +1,12 @@
 package io.paysync.security;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.security.AccessGate.Audience;
 import io.paysync.security.AccessGate.Door;
 import io.vertx.ext.auth.authentication.AuthenticationProvider;
 import io.vertx.ext.web.handler.AuthenticationHandler;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.camel.CamelContext;
 import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.component.platform.http.main.ManagementHttpServer;
@@ -26,8 +25,7 @@ public final class Doors {
     public static final String METRICS = "/observe/metrics";
     public static final String HAWTIO = "/observe/hawtio";
 
-    private Doors() {
-    }
+    private Doors() {}
 
     /** The doors of the API port, and of management when it shares that port. */
     public static List<Door> apiDoors(Audiences audiences, boolean managementShared) {
@@ -65,7 +63,9 @@ public final class Doors {
             throw refuse("the API server (camel.server.enabled) is not there");
         }
         guard(api.getConfiguration(), api.isStarted(), apiGate, "API");
-        if (!"/".equals(api.getPath()) && api.getPath() != null && !api.getPath().isEmpty()) {
+        if (!"/".equals(api.getPath())
+                && api.getPath() != null
+                && !api.getPath().isEmpty()) {
             throw refuse("camel.server.path is " + api.getPath() + "; the doors are at /api/... (leave it unset)");
         }
         // No management server (camel.management.enabled=false): nothing of it to guard.
@@ -84,8 +84,8 @@ public final class Doors {
         }
     }
 
-    private static void guard(VertxPlatformHttpServerConfiguration configuration, boolean started, AccessGate gate,
-            String server) {
+    private static void guard(
+            VertxPlatformHttpServerConfiguration configuration, boolean started, AccessGate gate, String server) {
         if (gate.doors().isEmpty()) {
             return;
         }
@@ -107,7 +107,7 @@ public final class Doors {
     }
 
     private static InvalidSettingsException refuse(String why) {
-        return new InvalidSettingsException(List.of("Cannot guard the HTTP doors: " + why
-                + "; refusing to start with them open"));
+        return new InvalidSettingsException(
+                List.of("Cannot guard the HTTP doors: " + why + "; refusing to start with them open"));
     }
 }

@@ -1,11 +1,10 @@
 package io.paysync.settlement;
 
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.regex.Pattern;
-
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.config.Settings;
 import org.apache.camel.CamelContext;
 
 /**
@@ -24,16 +23,19 @@ public final class SettlementAdapters {
      */
     private static final Pattern METADATA_KEY = Pattern.compile("[A-Za-z0-9_.:-]{1,40}");
 
-    private SettlementAdapters() {
-    }
+    private SettlementAdapters() {}
 
     /** After {@link SettlementFiles#from}, which has made {@code paysync.settlement.inbox} absolute. */
     public static void configure(Settings settings, CamelContext context) {
         // Given to the route even where no properties file sets them.
-        context.getPropertiesComponent().addOverrideProperty(STRIPE + ".poll-ms",
-                String.valueOf(settings.getInt(STRIPE + ".poll-ms", 5000, 100, 86_400_000)));
-        context.getPropertiesComponent().addOverrideProperty(STRIPE + ".stable-ms",
-                String.valueOf(settings.getInt(STRIPE + ".stable-ms", 1000, 100, 600_000)));
+        context.getPropertiesComponent()
+                .addOverrideProperty(
+                        STRIPE + ".poll-ms",
+                        String.valueOf(settings.getInt(STRIPE + ".poll-ms", 5000, 100, 86_400_000)));
+        context.getPropertiesComponent()
+                .addOverrideProperty(
+                        STRIPE + ".stable-ms",
+                        String.valueOf(settings.getInt(STRIPE + ".stable-ms", 1000, 100, 600_000)));
         String key = settings.getOrDefault(STRIPE + ".order-number-key", "order_number");
         if (!METADATA_KEY.matcher(key).matches()) {
             throw new InvalidSettingsException(List.of(STRIPE + ".order-number-key must be 1 to 40 letters, digits, "
@@ -62,8 +64,8 @@ public final class SettlementAdapters {
                 throw new InvalidSettingsException(List.of(SettlementFiles.INBOX + " (" + canonical + ") must not "
                         + "contain ' while " + setting + " is set: the adapter's route quotes that path"));
             }
-            Path inbox = SettlementFiles.folder(setting, configured,
-                    "converted reports move to its .done/ and .failed/ folders");
+            Path inbox = SettlementFiles.folder(
+                    setting, configured, "converted reports move to its .done/ and .failed/ folders");
             if (inbox.equals(Path.of(canonical))) {
                 throw new InvalidSettingsException(List.of(setting + " must be another folder than "
                         + SettlementFiles.INBOX + " (" + inbox + "): the gateway's reports are not in the canonical "

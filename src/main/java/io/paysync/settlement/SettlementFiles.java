@@ -1,5 +1,16 @@
 package io.paysync.settlement;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import io.paysync.db.Database;
+import io.paysync.http.ApiException;
+import io.paysync.http.Json;
+import io.paysync.order.OrderRepository;
+import io.paysync.payment.CallbackRequest;
+import io.paysync.payment.PaymentCallbackHandler;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,18 +37,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.config.Settings;
-import io.paysync.db.Database;
-import io.paysync.http.ApiException;
-import io.paysync.http.Json;
-import io.paysync.order.OrderRepository;
-import io.paysync.payment.CallbackRequest;
-import io.paysync.payment.PaymentCallbackHandler;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.commons.csv.CSVFormat;
@@ -76,6 +75,7 @@ public class SettlementFiles {
 
     /** The exchange property the route branches on: {@code apply}, {@code file} (report and move) or {@code held}. */
     public static final String STEP = "settlementStep";
+
     static final String RUN = "settlementRun";
 
     static final String APPLYING = "Applying";
@@ -108,8 +108,15 @@ public class SettlementFiles {
         SettlementReport report;
     }
 
-    public SettlementFiles(Path inbox, Database db, OrderRepository orders, Clock clock, String owner,
-            Duration lease, int batchSize, MeterRegistry metrics) {
+    public SettlementFiles(
+            Path inbox,
+            Database db,
+            OrderRepository orders,
+            Clock clock,
+            String owner,
+            Duration lease,
+            int batchSize,
+            MeterRegistry metrics) {
         this.inbox = inbox;
         this.metrics = metrics;
         this.batchSize = batchSize;
@@ -128,8 +135,14 @@ public class SettlementFiles {
      * From the settings: with {@code paysync.settlement.inbox} set, the folder must exist (or be creatable) and be
      * readable and writable, and the route is created; without it, there is no route.
      */
-    public static SettlementFiles from(Settings settings, CamelContext context, Database db, OrderRepository orders,
-            Clock clock, String owner, MeterRegistry metrics) {
+    public static SettlementFiles from(
+            Settings settings,
+            CamelContext context,
+            Database db,
+            OrderRepository orders,
+            Clock clock,
+            String owner,
+            MeterRegistry metrics) {
         int leaseSeconds = settings.getInt("paysync.settlement.lease-seconds", 120, 5, 86_400);
         int batchSize = settings.getInt("paysync.settlement.batch-size", 500, 1, 10_000);
         settings.getInt("paysync.settlement.poll-ms", 5000, 100, 86_400_000);
@@ -141,8 +154,8 @@ public class SettlementFiles {
             context.getPropertiesComponent().addOverrideProperty(INBOX, inbox.toString());
         }
         context.getPropertiesComponent().addOverrideProperty(ENABLED, String.valueOf(inbox != null));
-        return new SettlementFiles(inbox, db, orders, clock, owner, Duration.ofSeconds(leaseSeconds), batchSize,
-                metrics);
+        return new SettlementFiles(
+                inbox, db, orders, clock, owner, Duration.ofSeconds(leaseSeconds), batchSize, metrics);
     }
 
     /**
@@ -154,12 +167,12 @@ public class SettlementFiles {
         try {
             Files.createDirectories(folder);
         } catch (IOException e) {
-            throw new InvalidSettingsException(List.of(setting + " (" + folder + ") is not a folder Paysync can "
-                    + "create: " + e.getMessage()));
+            throw new InvalidSettingsException(
+                    List.of(setting + " (" + folder + ") is not a folder Paysync can " + "create: " + e.getMessage()));
         }
         if (!Files.isReadable(folder) || !Files.isWritable(folder)) {
-            throw new InvalidSettingsException(List.of(setting + " (" + folder + ") must be readable and writable: "
-                    + why));
+            throw new InvalidSettingsException(
+                    List.of(setting + " (" + folder + ") must be readable and writable: " + why));
         }
         return folder;
     }
@@ -169,7 +182,8 @@ public class SettlementFiles {
      * instance is applying it (then it stays in the inbox untouched).
      */
     public void take(Exchange exchange) throws IOException {
-        Path path = Path.of(exchange.getMessage().getHeader(Exchange.FILE_PATH, String.class)).toAbsolutePath();
+        Path path = Path.of(exchange.getMessage().getHeader(Exchange.FILE_PATH, String.class))
+                .toAbsolutePath();
         String name = path.getFileName().toString();
         Instant now = clock.instant();
         if (count("count-settlement-files-held", params(name, null, now)) > 0) {
@@ -185,13 +199,17 @@ public class SettlementFiles {
         SettlementReport fresh = SettlementReport.of(name, sha256, now.toString());
         boolean taken;
         try {
-            jdbc.update(db.sql("insert-settlement-file"), params(name, sha256, now)
-                    .addValue("leaseUntil", Database.utc(now.plus(lease)))
-                    .addValue("report", fresh.toJson()));
+            jdbc.update(
+                    db.sql("insert-settlement-file"),
+                    params(name, sha256, now)
+                            .addValue("leaseUntil", Database.utc(now.plus(lease)))
+                            .addValue("report", fresh.toJson()));
             taken = true;
         } catch (DuplicateKeyException e) {
-            taken = jdbc.update(db.sql("take-over-settlement-file"), params(name, sha256, now)
-                    .addValue("leaseUntil", Database.utc(now.plus(lease)))) == 1;
+            taken = jdbc.update(
+                            db.sql("take-over-settlement-file"),
+                            params(name, sha256, now).addValue("leaseUntil", Database.utc(now.plus(lease))))
+                    == 1;
         }
         Map<String, Object> row = jdbc.queryForMap(db.sql("find-settlement-file"), params(name, sha256, now));
         run.id = ((Number) row.get("id")).longValue();
@@ -207,14 +225,19 @@ public class SettlementFiles {
             if (run.report.alreadyAppliedAt == null) {
                 run.report.alreadyAppliedAt = run.report.finishedAt;
             }
-            LOG.info("Settlement file {} was {} before ({}): filed away, nothing applied again", name,
-                    run.state.equals(DONE) ? "applied" : "refused", run.report.finishedAt);
+            LOG.info(
+                    "Settlement file {} was {} before ({}): filed away, nothing applied again",
+                    name,
+                    run.state.equals(DONE) ? "applied" : "refused",
+                    run.report.finishedAt);
             exchange.setProperty(STEP, "file");
             return;
         }
         if (run.rowsDone > 0) {
-            LOG.info("Settlement file {}: resuming after row {}, the last batch committed before it was interrupted",
-                    name, run.rowsDone);
+            LOG.info(
+                    "Settlement file {}: resuming after row {}, the last batch committed before it was interrupted",
+                    name,
+                    run.rowsDone);
         }
         String refusal = headerRefusal(path);
         if (refusal != null) {
@@ -229,11 +252,17 @@ public class SettlementFiles {
 
     /** Why the file cannot be applied at all (a required column missing, not UTF-8), or null. */
     private static String headerRefusal(Path path) throws IOException {
-        CSVFormat format = CSVFormat.DEFAULT.builder().setHeader().setSkipHeaderRecord(true).get();
+        CSVFormat format = CSVFormat.DEFAULT
+                .builder()
+                .setHeader()
+                .setSkipHeaderRecord(true)
+                .get();
         try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
-                CSVParser parser = CSVParser.builder().setReader(reader).setFormat(format).get()) {
+                CSVParser parser =
+                        CSVParser.builder().setReader(reader).setFormat(format).get()) {
             List<String> missing = SettlementRows.missing(SettlementRows.columns(parser.getHeaderNames()));
-            return missing.isEmpty() ? null
+            return missing.isEmpty()
+                    ? null
                     : "the header lacks the column" + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing);
         } catch (CharacterCodingException e) {
             return "the header is not UTF-8 text";
@@ -273,7 +302,8 @@ public class SettlementFiles {
         Run run = exchange.getProperty(RUN, Run.class);
         @SuppressWarnings("unchecked")
         List<SettlementRow> batch = exchange.getMessage().getBody(List.class);
-        List<SettlementRow> todo = batch.stream().filter(r -> r.index() > run.rowsDone).toList();
+        List<SettlementRow> todo =
+                batch.stream().filter(r -> r.index() > run.rowsDone).toList();
         if (todo.isEmpty()) {
             return;
         }
@@ -287,8 +317,10 @@ public class SettlementFiles {
         } catch (LostClaim e) {
             throw e;
         } catch (RuntimeException e) {
-            LOG.debug("Settlement file {}: batch refused by the database ({}); applying it again row by row",
-                    run.fileName, e.toString());
+            LOG.debug(
+                    "Settlement file {}: batch refused by the database ({}); applying it again row by row",
+                    run.fileName,
+                    e.toString());
             run.report = before.copy();
             try {
                 apply(run, todo, rowsWithSavepoints);
@@ -307,9 +339,10 @@ public class SettlementFiles {
     }
 
     private Counter rowsCounter(String outcome) {
-        return Counter.builder("paysync.settlement.rows").description(
-                "Settlement file rows applied, by outcome (the outcomes of the files' reports)")
-                .tag("outcome", outcome).register(metrics);
+        return Counter.builder("paysync.settlement.rows")
+                .description("Settlement file rows applied, by outcome (the outcomes of the files' reports)")
+                .tag("outcome", outcome)
+                .register(metrics);
     }
 
     private void apply(Run run, List<SettlementRow> todo, PaymentCallbackHandler handler) {
@@ -344,15 +377,21 @@ public class SettlementFiles {
                 } else if (p.request() != null) {
                     parsed.add(p);
                     CallbackRequest r = p.request();
-                    marks.add(new OrderRepository.Mark(r.orderNumber(), r.transactionId(), r.amount(), r.currency(),
-                            r.succeeded(), new io.paysync.db.TransitionLog.Cause(p.cause(),
-                                    io.paysync.db.TransitionLog.GATEWAY, null, null, null, null, null)));
+                    marks.add(new OrderRepository.Mark(
+                            r.orderNumber(),
+                            r.transactionId(),
+                            r.amount(),
+                            r.currency(),
+                            r.succeeded(),
+                            new io.paysync.db.TransitionLog.Cause(
+                                    p.cause(), io.paysync.db.TransitionLog.GATEWAY, null, null, null, null, null)));
                 }
             }
             int[] moved = orders.markAll(marks);
             for (int i = 0; i < parsed.size(); i++) {
                 Parsed p = parsed.get(i);
-                String outcome = moved[i] == 1 ? (p.request().succeeded() ? "paid" : "failed")
+                String outcome = moved[i] == 1
+                        ? (p.request().succeeded() ? "paid" : "failed")
                         : settle(run, p.row(), p.request(), p.cause(), rows);
                 if (outcome != null) {
                     run.report.count(outcome);
@@ -367,11 +406,14 @@ public class SettlementFiles {
 
     private void checkpoint(Run run, List<SettlementRow> todo) {
         Instant now = clock.instant();
-        int kept = jdbc.update(db.sql("checkpoint-settlement-file"), new MapSqlParameterSource()
-                .addValue("id", run.id).addValue("owner", owner)
-                .addValue("rowsDone", todo.get(todo.size() - 1).index())
-                .addValue("report", run.report.toJson())
-                .addValue("leaseUntil", Database.utc(now.plus(lease))));
+        int kept = jdbc.update(
+                db.sql("checkpoint-settlement-file"),
+                new MapSqlParameterSource()
+                        .addValue("id", run.id)
+                        .addValue("owner", owner)
+                        .addValue("rowsDone", todo.get(todo.size() - 1).index())
+                        .addValue("report", run.report.toJson())
+                        .addValue("leaseUntil", Database.utc(now.plus(lease))));
         if (kept != 1) {
             throw new LostClaim(run.fileName);
         }
@@ -381,8 +423,7 @@ public class SettlementFiles {
      * A row read: its outcome when that needs no database (pending), or the request and the history's cause; a
      * malformed row is counted here and has neither.
      */
-    private record Parsed(SettlementRow row, String outcome, CallbackRequest request, String cause) {
-    }
+    private record Parsed(SettlementRow row, String outcome, CallbackRequest request, String cause) {}
 
     private Parsed parse(Run run, SettlementRow row) {
         try {
@@ -418,8 +459,8 @@ public class SettlementFiles {
         return p.request() == null ? p.outcome() : settle(run, row, p.request(), p.cause(), handler);
     }
 
-    private static String settle(Run run, SettlementRow row, CallbackRequest request, String cause,
-            PaymentCallbackHandler handler) {
+    private static String settle(
+            Run run, SettlementRow row, CallbackRequest request, String cause, PaymentCallbackHandler handler) {
         try {
             return switch (handler.settle(request, cause)) {
                 case PaymentCallbackHandler.OUTCOME_PAID -> "paid";
@@ -473,16 +514,23 @@ public class SettlementFiles {
         Instant now = clock.instant();
         run.report.state = state;
         run.report.finishedAt = now.toString();
-        int finished = jdbc.update(db.sql("finish-settlement-file"), new MapSqlParameterSource()
-                .addValue("id", run.id).addValue("owner", owner).addValue("state", state)
-                .addValue("report", run.report.toJson()).addValue("now", Database.utc(now)));
+        int finished = jdbc.update(
+                db.sql("finish-settlement-file"),
+                new MapSqlParameterSource()
+                        .addValue("id", run.id)
+                        .addValue("owner", owner)
+                        .addValue("state", state)
+                        .addValue("report", run.report.toJson())
+                        .addValue("now", Database.utc(now)));
         if (finished != 1) {
             throw new LostClaim(run.fileName);
         }
         run.state = state;
-        Counter.builder("paysync.settlement.files").description(
-                "Settlement files finished: Done (applied) or Failed (refused whole, in .failed/)")
-                .tag("state", state).register(metrics).increment();
+        Counter.builder("paysync.settlement.files")
+                .description("Settlement files finished: Done (applied) or Failed (refused whole, in .failed/)")
+                .tag("state", state)
+                .register(metrics)
+                .increment();
     }
 
     /**
@@ -514,7 +562,9 @@ public class SettlementFiles {
         int dot = name.lastIndexOf('.');
         String base = dot > 0 ? name.substring(0, dot) : name;
         String ext = dot > 0 ? name.substring(dot) : "";
-        for (String candidate : List.of(name, base + "." + run.sha256.substring(0, 12) + ext,
+        for (String candidate : List.of(
+                name,
+                base + "." + run.sha256.substring(0, 12) + ext,
                 base + "." + run.sha256.substring(0, 12) + "." + System.currentTimeMillis() + ext)) {
             Path p = folder.resolve(candidate);
             if (!Files.exists(p) && !Files.exists(folder.resolve(candidate + ".report.json"))) {
@@ -530,8 +580,11 @@ public class SettlementFiles {
     }
 
     private MapSqlParameterSource params(String name, String sha256, Instant now) {
-        return new MapSqlParameterSource().addValue("fileName", name).addValue("sha256", sha256)
-                .addValue("owner", owner).addValue("now", Database.utc(now));
+        return new MapSqlParameterSource()
+                .addValue("fileName", name)
+                .addValue("sha256", sha256)
+                .addValue("owner", owner)
+                .addValue("now", Database.utc(now));
     }
 
     private static String text(Object value) {
@@ -554,7 +607,7 @@ public class SettlementFiles {
         }
         byte[] buffer = new byte[64 * 1024];
         try (InputStream in = Files.newInputStream(path)) {
-            for (int n; (n = in.read(buffer)) > 0;) {
+            for (int n; (n = in.read(buffer)) > 0; ) {
                 digest.update(buffer, 0, n);
             }
         }

@@ -1,13 +1,12 @@
 package io.paysync.settlement;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.paysync.http.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import io.paysync.http.Json;
 
 /**
  * What became of a settlement file's rows: the report written beside the file, and the checkpoint kept in the
@@ -18,40 +17,55 @@ import io.paysync.http.Json;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public final class SettlementReport {
 
-    public static final List<String> OUTCOMES = List.of("paid", "failed", "already-final", "unknown-order",
-            "amount-mismatch", "transaction-conflict", "pending", "malformed");
+    public static final List<String> OUTCOMES = List.of(
+            "paid",
+            "failed",
+            "already-final",
+            "unknown-order",
+            "amount-mismatch",
+            "transaction-conflict",
+            "pending",
+            "malformed");
 
     static final int MAX_LINES = 10_000;
     static final int MAX_EXAMPLES = 20;
 
     /** A malformed row and why. */
-    public record Example(long line, String reason) {
-    }
+    public record Example(long line, String reason) {}
 
     @JsonProperty
     public String file;
+
     @JsonProperty
     public String sha256;
     /** Applied, or refused whole (then {@link #error} says why). */
     @JsonProperty
     public String state;
+
     @JsonProperty
     public String error;
+
     @JsonProperty
     public String takenAt;
+
     @JsonProperty
     public String finishedAt;
     /** Set when the same file (name and content) had been applied before: nothing of it was applied again. */
     @JsonProperty
     public String alreadyAppliedAt;
+
     @JsonProperty
     public long rows;
+
     @JsonProperty
     public Map<String, Long> counts = new LinkedHashMap<>();
+
     @JsonProperty
     public List<Long> malformedLines = new ArrayList<>();
+
     @JsonProperty
     public boolean malformedLinesTruncated;
+
     @JsonProperty
     public List<Example> malformedExamples = new ArrayList<>();
 

@@ -5,6 +5,13 @@ package io.paysync.settlement;
  * (it has fewer fields than the header), else null. {@code index} counts data rows from 1; {@code line} is the row's
  * line in the file, the header being line 1 (a quoted field with a line break in it makes the two differ).
  */
-public record SettlementRow(long index, long line, String orderNumber, String transactionId, String amount,
-        String currency, String status, String settledAt, String problem) {
-}
+public record SettlementRow(
+        long index,
+        long line,
+        String orderNumber,
+        String transactionId,
+        String amount,
+        String currency,
+        String status,
+        String settledAt,
+        String problem) {}

@@ -5,7 +5,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-
 import org.apache.camel.dataformat.csv.CsvRecordConverter;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
@@ -30,8 +29,7 @@ public final class SettlementRows implements CsvRecordConverter<SettlementRow> {
     /** The header of the file being read: one file at a time per route, so one parser at a time. */
     private volatile Header header;
 
-    private record Header(CSVParser parser, Map<String, Integer> columns) {
-    }
+    private record Header(CSVParser parser, Map<String, Integer> columns) {}
 
     @Override
     public SettlementRow convertRecord(CSVRecord record) {
@@ -44,12 +42,20 @@ public final class SettlementRows implements CsvRecordConverter<SettlementRow> {
         // The parser reads the header before the first record it numbers.
         long index = record.getRecordNumber();
         long line = index + 1;
-        String problem = record.size() < columns.values().stream().mapToInt(i -> i + 1).max().orElse(0)
+        String problem = record.size()
+                        < columns.values().stream().mapToInt(i -> i + 1).max().orElse(0)
                 ? "the row has " + record.size() + " fields, the header names more"
                 : null;
-        return new SettlementRow(index, line, field(record, columns, ORDER_NUMBER),
-                field(record, columns, TRANSACTION_ID), field(record, columns, AMOUNT), field(record, columns, CURRENCY),
-                field(record, columns, STATUS), field(record, columns, SETTLED_AT), problem);
+        return new SettlementRow(
+                index,
+                line,
+                field(record, columns, ORDER_NUMBER),
+                field(record, columns, TRANSACTION_ID),
+                field(record, columns, AMOUNT),
+                field(record, columns, CURRENCY),
+                field(record, columns, STATUS),
+                field(record, columns, SETTLED_AT),
+                problem);
     }
 
     private static String field(CSVRecord record, Map<String, Integer> columns, String name) {

@@ -12,7 +12,6 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
-
 import org.apache.camel.main.Main;
 
 /**
@@ -41,8 +40,7 @@ public final class CdsTraining {
     /** Classes a start on PostgreSQL loads and this run does not otherwise reach; one binary name per line. */
     static final String CLASS_LIST = "/cds/postgresql-start-classes.txt";
 
-    private CdsTraining() {
-    }
+    private CdsTraining() {}
 
     /**
      * @param runtime makes a configured, unstarted runtime (the one {@code java -jar} would start), once the profile
@@ -74,8 +72,13 @@ public final class CdsTraining {
         main.start();
         try {
             String base = "http://127.0.0.1:" + port;
-            for (String path : new String[] { "/observe/health/ready", "/observe/health/live", "/observe/metrics",
-                    "/api/orders/cds-training", "/api/openapi.yaml" }) {
+            for (String path : new String[] {
+                "/observe/health/ready",
+                "/observe/health/live",
+                "/observe/metrics",
+                "/api/orders/cds-training",
+                "/api/openapi.yaml"
+            }) {
                 get(base + path);
             }
         } finally {
@@ -121,8 +124,11 @@ public final class CdsTraining {
         if (url.contains("/api/orders")) {
             connection.setRequestProperty("Authorization", "Bearer " + SHOP_TOKEN);
         } else if (url.contains("/observe/metrics")) {
-            connection.setRequestProperty("Authorization", "Basic " + Base64.getEncoder()
-                    .encodeToString(("operator:" + OPERATOR_TOKEN).getBytes(StandardCharsets.UTF_8)));
+            connection.setRequestProperty(
+                    "Authorization",
+                    "Basic "
+                            + Base64.getEncoder()
+                                    .encodeToString(("operator:" + OPERATOR_TOKEN).getBytes(StandardCharsets.UTF_8)));
         }
         connection.setConnectTimeout(5_000);
         connection.setReadTimeout(30_000);

@@ -6,8 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /** Exponential backoff with "equal jitter": half fixed, half random, so retries of many orders spread out. */
 public final class Backoff {
 
-    private Backoff() {
-    }
+    private Backoff() {}
 
     /** Delay before attempt {@code attempts + 1}, never shorter than what the third party asked for. */
     public static Duration next(int attempts, Duration base, Duration max, long retryAfterMs) {

@@ -1,12 +1,11 @@
 package io.paysync.sync;
 
+import io.paysync.order.PaymentStatus;
 import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Map;
-
-import io.paysync.order.PaymentStatus;
 
 /**
  * One row the claim returned: what this worker may now send, under its claim token. {@code takenOverClaim}: the claim
@@ -15,26 +14,78 @@ import io.paysync.order.PaymentStatus;
  * order's send key was already there when this claim wrote it, so an earlier attempt may have created the record
  * (in doubt).
  */
-public record ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency,
-        PaymentStatus paymentStatus, String transactionId, Instant paidAt, String claimToken, int attempts,
-        String takenOverClaim, Instant leaseUntil, boolean sendKeyFound) {
+public record ClaimedOrder(
+        long id,
+        String orderNumber,
+        BigDecimal amount,
+        String currency,
+        PaymentStatus paymentStatus,
+        String transactionId,
+        Instant paidAt,
+        String claimToken,
+        int attempts,
+        String takenOverClaim,
+        Instant leaseUntil,
+        boolean sendKeyFound) {
 
-    public ClaimedOrder(long id, String orderNumber, BigDecimal amount, String currency, PaymentStatus paymentStatus,
-            String transactionId, Instant paidAt, String claimToken, int attempts, String takenOverClaim) {
-        this(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken, attempts,
-                takenOverClaim, null, false);
+    public ClaimedOrder(
+            long id,
+            String orderNumber,
+            BigDecimal amount,
+            String currency,
+            PaymentStatus paymentStatus,
+            String transactionId,
+            Instant paidAt,
+            String claimToken,
+            int attempts,
+            String takenOverClaim) {
+        this(
+                id,
+                orderNumber,
+                amount,
+                currency,
+                paymentStatus,
+                transactionId,
+                paidAt,
+                claimToken,
+                attempts,
+                takenOverClaim,
+                null,
+                false);
     }
 
     /** This order as claimed with a lease until {@code leaseUntil}. */
     public ClaimedOrder withLeaseUntil(Instant leaseUntil) {
-        return new ClaimedOrder(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken,
-                attempts, takenOverClaim, leaseUntil, sendKeyFound);
+        return new ClaimedOrder(
+                id,
+                orderNumber,
+                amount,
+                currency,
+                paymentStatus,
+                transactionId,
+                paidAt,
+                claimToken,
+                attempts,
+                takenOverClaim,
+                leaseUntil,
+                sendKeyFound);
     }
 
     /** This order with its send key found already written (true) or written by this claim (false). */
     public ClaimedOrder withSendKeyFound(boolean found) {
-        return new ClaimedOrder(id, orderNumber, amount, currency, paymentStatus, transactionId, paidAt, claimToken,
-                attempts, takenOverClaim, leaseUntil, found);
+        return new ClaimedOrder(
+                id,
+                orderNumber,
+                amount,
+                currency,
+                paymentStatus,
+                transactionId,
+                paidAt,
+                claimToken,
+                attempts,
+                takenOverClaim,
+                leaseUntil,
+                found);
     }
 
     /** From camel-sql's row map (keys are case-insensitive: H2 upper-cases them, PostgreSQL lower-cases). */
@@ -68,6 +119,7 @@ public record ClaimedOrder(long id, String orderNumber, BigDecimal amount, Strin
         if (value instanceof microsoft.sql.DateTimeOffset dto) {
             return dto.getOffsetDateTime().toInstant();
         }
-        throw new IllegalArgumentException("Unexpected timestamp type " + value.getClass().getName());
+        throw new IllegalArgumentException(
+                "Unexpected timestamp type " + value.getClass().getName());
     }
 }

@@ -18,8 +18,7 @@ import java.util.List;
 public final class PendingCompletions {
 
     /** A call that returned the third party's id for the order, waiting to be stored. */
-    public record Completion(ClaimedOrder order, String guid) {
-    }
+    public record Completion(ClaimedOrder order, String guid) {}
 
     private final List<Completion> waiting = new ArrayList<>();
     private long oldestSince;
@@ -45,7 +44,8 @@ public final class PendingCompletions {
         if (waiting.isEmpty()) {
             return List.of();
         }
-        boolean due = waiting.size() >= max || System.nanoTime() - oldestSince >= flushAfterMs * 1_000_000L
+        boolean due = waiting.size() >= max
+                || System.nanoTime() - oldestSince >= flushAfterMs * 1_000_000L
                 || (firstLeaseEnd != null && !now.plus(nextCall).isBefore(firstLeaseEnd));
         return due ? takeAll() : List.of();
     }

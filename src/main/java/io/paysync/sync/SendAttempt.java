@@ -25,24 +25,19 @@ public final class SendAttempt {
     }
 
     /** What the tries of this attempt established; null until something did. */
-    public sealed interface Outcome {
-    }
+    public sealed interface Outcome {}
 
     /** The third party has the record: made now ({@code found} false) or found by a lookup. */
-    public record Recorded(String guid, boolean found) implements Outcome {
-    }
+    public record Recorded(String guid, boolean found) implements Outcome {}
 
     /** A lookup answered 404. */
-    public record NotFound() implements Outcome {
-    }
+    public record NotFound() implements Outcome {}
 
     /** Never to be sent again without an operator: a 4xx the third party will not accept, or given up. */
-    public record DeadLetter(String reason, String fingerprint) implements Outcome {
-    }
+    public record DeadLetter(String reason, String fingerprint) implements Outcome {}
 
     /** The third party's answer to the last try, as the request route received it. */
-    public record Answer(int status, byte[] body, String retryAfter) {
-    }
+    public record Answer(int status, byte[] body, String retryAfter) {}
 
     private final ClaimedOrder order;
     private final PendingCompletions round;

@@ -26,8 +26,7 @@ public final class SendAttemptExpressions {
     /** {@code lookUpFirst}: the call is a lookup of an in-doubt send, not a create. */
     public static final Predicate LOOK_UP_FIRST = exchange -> attempt(exchange).isLookup();
 
-    private SendAttemptExpressions() {
-    }
+    private SendAttemptExpressions() {}
 
     private static SendAttempt attempt(Exchange exchange) {
         Object body = exchange.getMessage().getBody();

@@ -1,12 +1,10 @@
 package io.paysync.sync;
 
+import io.paysync.db.Database;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-
-import io.paysync.db.Database;
-
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.apache.camel.Message;
@@ -70,8 +68,10 @@ public class SyncClaims {
                 try {
                     outcomes.flush(round);
                 } catch (RuntimeException e) {
-                    LOG.warn("Completions of a failed round not written ({}); their orders are resent with the same "
-                            + "key once their lease expires", e.getClass().getName());
+                    LOG.warn(
+                            "Completions of a failed round not written ({}); their orders are resent with the same "
+                                    + "key once their lease expires",
+                            e.getClass().getName());
                 }
             }
         });
@@ -84,8 +84,9 @@ public class SyncClaims {
      */
     public boolean claimAgain(Exchange exchange) {
         int rounds = exchange.getProperty(ROUNDS, 0, Integer.class);
-        if (rounds > 0 && (exchange.getProperty(LAST_CLAIM_SIZE, 0, Integer.class) < settings.claimSize()
-                || rounds >= settings.maxClaimsPerTick())) {
+        if (rounds > 0
+                && (exchange.getProperty(LAST_CLAIM_SIZE, 0, Integer.class) < settings.claimSize()
+                        || rounds >= settings.maxClaimsPerTick())) {
             return false;
         }
         if (!gate.mayClaim() || exchange.getContext().isStopping()) {
@@ -109,7 +110,9 @@ public class SyncClaims {
         }
         boolean ours = repository.renewLease(order, now.plus(settings.lease()));
         if (!ours) {
-            LOG.warn("Order {}: claim {} was taken over before its turn in the batch; skipped", order.orderNumber(),
+            LOG.warn(
+                    "Order {}: claim {} was taken over before its turn in the batch; skipped",
+                    order.orderNumber(),
                     order.claimToken());
         }
         return ours;
@@ -119,10 +122,12 @@ public class SyncClaims {
      * Turns the claimed rows into {@link SendAttempt}s of this round, with the lease this claim set, and records the
      * claims in the history together with the orders' send keys (one transaction for the batch).
      */
-    public List<SendAttempt> claimed(List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil,
-            Exchange exchange) {
+    public List<SendAttempt> claimed(
+            List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil, Exchange exchange) {
         Instant lease = leaseUntil == null ? null : ClaimedOrder.instant(leaseUntil);
-        List<ClaimedOrder> claimed = rows.stream().map(r -> ClaimedOrder.fromRow(r).withLeaseUntil(lease)).toList();
+        List<ClaimedOrder> claimed = rows.stream()
+                .map(r -> ClaimedOrder.fromRow(r).withLeaseUntil(lease))
+                .toList();
         exchange.setProperty(LAST_CLAIM_SIZE, claimed.size());
         observer.claimed(claimed.size());
         if (claimed.isEmpty()) {
@@ -131,6 +136,7 @@ public class SyncClaims {
         LOG.debug("Claimed {} orders", claimed.size());
         PendingCompletions round = exchange.getProperty(ROUND, PendingCompletions.class);
         return repository.recordClaimsAndSendKeys(claimed, settings.workerId()).stream()
-                .map(order -> new SendAttempt(order, round)).toList();
+                .map(order -> new SendAttempt(order, round))
+                .toList();
     }
 }

@@ -108,8 +108,10 @@ public class SyncFailure extends RuntimeException {
         if (stem.isEmpty()) {
             return UNKNOWN;
         }
-        String kebab = stem.replaceAll("([a-z0-9])([A-Z])", "$1-$2").replaceAll("([A-Z])([A-Z][a-z])", "$1-$2")
-                .replaceAll("[^A-Za-z0-9-]", "-").toLowerCase(Locale.ROOT);
+        String kebab = stem.replaceAll("([a-z0-9])([A-Z])", "$1-$2")
+                .replaceAll("([A-Z])([A-Z][a-z])", "$1-$2")
+                .replaceAll("[^A-Za-z0-9-]", "-")
+                .toLowerCase(Locale.ROOT);
         return kebab.length() > 64 ? kebab.substring(0, 64) : kebab;
     }
 }

@@ -3,7 +3,6 @@ package io.paysync.sync;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 import org.slf4j.Logger;
@@ -67,18 +66,32 @@ public class SyncOutcomes {
      * is asked again when the settle time is over.
      */
     private void lookupFoundNothing(ClaimedOrder order) {
-        Duration wait = repository.sendKeyAge(order.orderNumber()).map(age -> settings.lookupSettle().minus(age))
+        Duration wait = repository
+                .sendKeyAge(order.orderNumber())
+                .map(age -> settings.lookupSettle().minus(age))
                 .orElse(Duration.ZERO);
         boolean moved;
         if (wait.isNegative() || wait.isZero()) {
-            moved = repository.reschedule(order, repository.now(), "lookup found no record; will create",
-                    SyncFailure.LOOKUP_NOT_FOUND, settings.workerId(), () -> sendKeys.remove(order.orderNumber()));
+            moved = repository.reschedule(
+                    order,
+                    repository.now(),
+                    "lookup found no record; will create",
+                    SyncFailure.LOOKUP_NOT_FOUND,
+                    settings.workerId(),
+                    () -> sendKeys.remove(order.orderNumber()));
         } else {
-            LOG.info("Order {}: lookup found no record, but the in-doubt send may still be in progress; asking again "
-                    + "in {} ms", order.orderNumber(), wait.toMillis());
-            moved = repository.reschedule(order, repository.now().plus(wait), "lookup found no record yet; asking "
-                    + "again after paysync.third-party.lookup-settle-ms", SyncFailure.LOOKUP_NOT_FOUND,
-                    settings.workerId(), null);
+            LOG.info(
+                    "Order {}: lookup found no record, but the in-doubt send may still be in progress; asking again "
+                            + "in {} ms",
+                    order.orderNumber(),
+                    wait.toMillis());
+            moved = repository.reschedule(
+                    order,
+                    repository.now().plus(wait),
+                    "lookup found no record yet; asking " + "again after paysync.third-party.lookup-settle-ms",
+                    SyncFailure.LOOKUP_NOT_FOUND,
+                    settings.workerId(),
+                    null);
         }
         if (!moved) {
             lostLease(order, "reschedule after lookup");
@@ -91,7 +104,10 @@ public class SyncOutcomes {
         SendAttempt attempt = attemptOf(exchange);
         if (attempt.failedTries() > 0) {
             // An earlier try in this attempt did call the third party: the attempt counts.
-            retry(attempt, "circuit breaker opened during the attempt", SyncFailure.BREAKER_OPEN,
+            retry(
+                    attempt,
+                    "circuit breaker opened during the attempt",
+                    SyncFailure.BREAKER_OPEN,
                     settings.breakerOpenPause().toMillis());
         } else {
             release(attempt, "circuit breaker open; claim released");
@@ -103,7 +119,10 @@ public class SyncOutcomes {
         SendAttempt attempt = attemptOf(exchange);
         Throwable failure = exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         markInDoubt(attempt, failure);
-        retry(attempt, describe(failure), SyncFailure.fingerprint(failure),
+        retry(
+                attempt,
+                describe(failure),
+                SyncFailure.fingerprint(failure),
                 failure instanceof SyncFailure f ? f.retryAfterMs() : 0);
     }
 
@@ -113,7 +132,8 @@ public class SyncOutcomes {
      */
     public boolean mayRetryInProcess(Exchange exchange) {
         SendAttempt attempt = attemptOf(exchange);
-        Throwable failure = exchange.getException() != null ? exchange.getException()
+        Throwable failure = exchange.getException() != null
+                ? exchange.getException()
                 : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Throwable.class);
         markInDoubt(attempt, failure);
         int failures = attempt.countFailedTry();
@@ -129,8 +149,12 @@ public class SyncOutcomes {
      * outlast the next call (a completion is never held past its lease, where another worker could resend).
      */
     public void flushIfDue(SendAttempt attempt) {
-        write(attempt.round().takeIfDue(settings.completionFlushMs(), settings.batchSize(), repository.now(),
-                settings.worstCaseCall()));
+        write(attempt.round()
+                .takeIfDue(
+                        settings.completionFlushMs(),
+                        settings.batchSize(),
+                        repository.now(),
+                        settings.worstCaseCall()));
     }
 
     /** At the end of a claim round: writes every completion still waiting. */
@@ -162,7 +186,8 @@ public class SyncOutcomes {
             attempt = exchange.getMessage().getBody(SendAttempt.class);
         }
         if (attempt == null) {
-            throw new IllegalStateException("the third-party error policy runs on a route whose body is no SendAttempt");
+            throw new IllegalStateException(
+                    "the third-party error policy runs on a route whose body is no SendAttempt");
         }
         return attempt;
     }
@@ -175,9 +200,19 @@ public class SyncOutcomes {
             return;
         }
         Duration delay = Backoff.next(order.attempts(), settings.backoffBase(), settings.backoffMax(), retryAfterMs);
-        LOG.warn("Order {}: attempt {} of {} failed ({}); next attempt in {} ms", order.orderNumber(),
-                order.attempts(), settings.maxAttempts(), error, delay.toMillis());
-        if (!repository.reschedule(order, repository.now().plus(delay), error, fingerprint, settings.workerId(),
+        LOG.warn(
+                "Order {}: attempt {} of {} failed ({}); next attempt in {} ms",
+                order.orderNumber(),
+                order.attempts(),
+                settings.maxAttempts(),
+                error,
+                delay.toMillis());
+        if (!repository.reschedule(
+                order,
+                repository.now().plus(delay),
+                error,
+                fingerprint,
+                settings.workerId(),
                 forgetKeyUnlessInDoubt(attempt))) {
             lostLease(order, "reschedule");
         }
@@ -185,8 +220,7 @@ public class SyncOutcomes {
 
     private void release(SendAttempt attempt, String reason) {
         Instant next = repository.now().plus(settings.breakerOpenPause());
-        if (!repository.release(attempt.order(), next, reason, settings.workerId(),
-                forgetKeyUnlessInDoubt(attempt))) {
+        if (!repository.release(attempt.order(), next, reason, settings.workerId(), forgetKeyUnlessInDoubt(attempt))) {
             lostLease(attempt.order(), "release");
         }
     }
@@ -216,7 +250,8 @@ public class SyncOutcomes {
     private void deadLetter(SendAttempt attempt, String error, String fingerprint) {
         ClaimedOrder order = attempt.order();
         LOG.warn("Order {}: dead-lettered ({}): {}", order.orderNumber(), fingerprint, error);
-        Runnable also = attempt.mayHaveCreated() ? repository.anomaly("sync-in-doubt", order, error)
+        Runnable also = attempt.mayHaveCreated()
+                ? repository.anomaly("sync-in-doubt", order, error)
                 : forgetKeyUnlessInDoubt(attempt);
         if (!repository.deadLetter(order, error, fingerprint, settings.workerId(), also)) {
             lostLease(order, "dead letter");
@@ -224,8 +259,12 @@ public class SyncOutcomes {
     }
 
     static void lostLease(ClaimedOrder order, String what) {
-        LOG.warn("Order {}: {} updated no row: claim {} is no longer ours (its lease expired and another worker took "
-                + "the order over); nothing recorded", order.orderNumber(), what, order.claimToken());
+        LOG.warn(
+                "Order {}: {} updated no row: claim {} is no longer ours (its lease expired and another worker took "
+                        + "the order over); nothing recorded",
+                order.orderNumber(),
+                what,
+                order.claimToken());
     }
 
     static String describe(Throwable t) {
@@ -233,7 +272,8 @@ public class SyncOutcomes {
             return "unknown failure";
         }
         String message = t.getMessage();
-        return t instanceof SyncFailure ? message
+        return t instanceof SyncFailure
+                ? message
                 : t.getClass().getSimpleName() + (message == null ? "" : ": " + firstLine(message));
     }
 

@@ -1,17 +1,14 @@
 package io.paysync.sync;
 
-import java.time.Clock;
-import java.time.Instant;
-import java.util.List;
-import java.util.Map;
-
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import io.paysync.db.TransitionLog.Cause;
 import io.paysync.db.TransitionLog.Entry;
-import io.paysync.order.Order;
-import io.paysync.order.OrderRepository;
 import io.paysync.order.SyncStatus;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
@@ -42,14 +39,28 @@ public class SyncRepository {
      * expired, Processing -> Processing naming the claim taken over (fingerprint {@code lease-expired}).
      */
     public void recordClaims(List<ClaimedOrder> claimed, String workerId) {
-        history.recordAll(claimed.stream().map(o -> o.takenOverClaim() == null
-                ? new Entry(o.orderNumber(), "sync", SyncStatus.Pending.name(), SyncStatus.Processing.name(),
-                        Cause.claim(o.claimToken(), workerId), "attempt " + o.attempts())
-                : new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), SyncStatus.Processing.name(),
-                        Cause.claim(o.claimToken(), workerId).withError(
-                                "lease of claim " + o.takenOverClaim() + " expired", SyncFailure.LEASE_EXPIRED),
-                        "attempt " + o.attempts() + ", taking over claim " + o.takenOverClaim()))
-                .toList(), now());
+        history.recordAll(
+                claimed.stream()
+                        .map(o -> o.takenOverClaim() == null
+                                ? new Entry(
+                                        o.orderNumber(),
+                                        "sync",
+                                        SyncStatus.Pending.name(),
+                                        SyncStatus.Processing.name(),
+                                        Cause.claim(o.claimToken(), workerId),
+                                        "attempt " + o.attempts())
+                                : new Entry(
+                                        o.orderNumber(),
+                                        "sync",
+                                        SyncStatus.Processing.name(),
+                                        SyncStatus.Processing.name(),
+                                        Cause.claim(o.claimToken(), workerId)
+                                                .withError(
+                                                        "lease of claim " + o.takenOverClaim() + " expired",
+                                                        SyncFailure.LEASE_EXPIRED),
+                                        "attempt " + o.attempts() + ", taking over claim " + o.takenOverClaim()))
+                        .toList(),
+                now());
     }
 
     /**
@@ -63,10 +74,14 @@ public class SyncRepository {
         java.sql.Timestamp createdAt = new java.sql.Timestamp(System.currentTimeMillis());
         return db.transactions().execute(status -> {
             recordClaims(claimed, workerId);
-            int[] written = db.jdbc().batchUpdate(db.sql("insert-send-key"), claimed.stream()
-                    .map(o -> new MapSqlParameterSource("processorName", SEND_KEY_PROCESSOR)
-                            .addValue("messageId", o.orderNumber()).addValue("createdAt", createdAt))
-                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
+            int[] written = db.jdbc()
+                    .batchUpdate(
+                            db.sql("insert-send-key"),
+                            claimed.stream()
+                                    .map(o -> new MapSqlParameterSource("processorName", SEND_KEY_PROCESSOR)
+                                            .addValue("messageId", o.orderNumber())
+                                            .addValue("createdAt", createdAt))
+                                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
             List<ClaimedOrder> marked = new java.util.ArrayList<>(claimed.size());
             for (int i = 0; i < claimed.size(); i++) {
                 if (written[i] < 0) {
@@ -84,12 +99,18 @@ public class SyncRepository {
      * never outlives its lease. False: the claim is no longer ours (another worker took the order over).
      */
     public boolean renewLease(ClaimedOrder o, Instant leaseUntil) {
-        return db.jdbc().update(db.sql("renew-lease"), new MapSqlParameterSource("id", o.id())
-                .addValue("claimToken", o.claimToken()).addValue("leaseUntil", Database.utc(leaseUntil))) == 1;
+        return db.jdbc()
+                        .update(
+                                db.sql("renew-lease"),
+                                new MapSqlParameterSource("id", o.id())
+                                        .addValue("claimToken", o.claimToken())
+                                        .addValue("leaseUntil", Database.utc(leaseUntil)))
+                == 1;
     }
 
     public boolean complete(ClaimedOrder o, String guid, String workerId) {
-        return completeAll(List.of(new PendingCompletions.Completion(o, guid)), workerId).isEmpty();
+        return completeAll(List.of(new PendingCompletions.Completion(o, guid)), workerId)
+                .isEmpty();
     }
 
     /**
@@ -97,18 +118,23 @@ public class SyncRepository {
      * for each order that moved. Returns the completions that did not move (their claim was taken over), for the
      * caller to report as lost leases.
      */
-    public List<PendingCompletions.Completion> completeAll(List<PendingCompletions.Completion> completions,
-            String workerId) {
+    public List<PendingCompletions.Completion> completeAll(
+            List<PendingCompletions.Completion> completions, String workerId) {
         if (completions.isEmpty()) {
             return List.of();
         }
         Instant now = now();
         Object at = Database.utc(now);
         return db.transactions().execute(status -> {
-            int[] rows = db.jdbc().batchUpdate(db.sql("complete-sync"), completions.stream()
-                    .map(c -> new MapSqlParameterSource("guid", c.guid()).addValue("id", c.order().id())
-                            .addValue("claimToken", c.order().claimToken()).addValue("now", at))
-                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
+            int[] rows = db.jdbc()
+                    .batchUpdate(
+                            db.sql("complete-sync"),
+                            completions.stream()
+                                    .map(c -> new MapSqlParameterSource("guid", c.guid())
+                                            .addValue("id", c.order().id())
+                                            .addValue("claimToken", c.order().claimToken())
+                                            .addValue("now", at))
+                                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
             List<Entry> moved = new java.util.ArrayList<>(completions.size());
             List<PendingCompletions.Completion> lost = new java.util.ArrayList<>();
             for (int i = 0; i < completions.size(); i++) {
@@ -118,8 +144,12 @@ public class SyncRepository {
                 }
                 PendingCompletions.Completion c = completions.get(i);
                 if (rows[i] == 1) {
-                    moved.add(new Entry(c.order().orderNumber(), "sync", SyncStatus.Processing.name(),
-                            SyncStatus.Completed.name(), Cause.claim(c.order().claimToken(), workerId),
+                    moved.add(new Entry(
+                            c.order().orderNumber(),
+                            "sync",
+                            SyncStatus.Processing.name(),
+                            SyncStatus.Completed.name(),
+                            Cause.claim(c.order().claimToken(), workerId),
                             "third-party id " + c.guid()));
                 } else {
                     lost.add(c);
@@ -134,29 +164,49 @@ public class SyncRepository {
      * @param fingerprint the failure's kind ({@link SyncFailure#fingerprint(Throwable)}), stored next to the error
      * @param alsoIfMoved runs in the same transaction, only if the fenced update moved the row
      */
-    public boolean reschedule(ClaimedOrder o, Instant nextAttemptAt, String error, String fingerprint,
-            String workerId, Runnable alsoIfMoved) {
-        return fenced(o, "reschedule-sync", SyncStatus.Pending,
-                Cause.claim(o.claimToken(), workerId).withError(error, fingerprint), error,
-                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)).addValue("error", error)
+    public boolean reschedule(
+            ClaimedOrder o,
+            Instant nextAttemptAt,
+            String error,
+            String fingerprint,
+            String workerId,
+            Runnable alsoIfMoved) {
+        return fenced(
+                o,
+                "reschedule-sync",
+                SyncStatus.Pending,
+                Cause.claim(o.claimToken(), workerId).withError(error, fingerprint),
+                error,
+                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt))
+                        .addValue("error", error)
                         .addValue("fingerprint", fingerprint),
                 alsoIfMoved);
     }
 
     /** Gives the claim back and refunds its attempt: nothing was sent. */
-    public boolean release(ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId,
-            Runnable alsoIfMoved) {
-        return fenced(o, "release-claim", SyncStatus.Pending, Cause.claim(o.claimToken(), workerId), reason,
-                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)), alsoIfMoved);
+    public boolean release(
+            ClaimedOrder o, Instant nextAttemptAt, String reason, String workerId, Runnable alsoIfMoved) {
+        return fenced(
+                o,
+                "release-claim",
+                SyncStatus.Pending,
+                Cause.claim(o.claimToken(), workerId),
+                reason,
+                new MapSqlParameterSource("nextAttemptAt", Database.utc(nextAttemptAt)),
+                alsoIfMoved);
     }
 
     /** Processing -> Failed; the fingerprint names the dead letter's group for the operator. */
-    public boolean deadLetter(ClaimedOrder o, String error, String fingerprint, String workerId,
-            Runnable alsoIfMoved) {
+    public boolean deadLetter(ClaimedOrder o, String error, String fingerprint, String workerId, Runnable alsoIfMoved) {
         String kind = fingerprint == null ? SyncFailure.UNKNOWN : fingerprint;
-        return fenced(o, "dead-letter-sync", SyncStatus.Failed,
-                Cause.claim(o.claimToken(), workerId).withError(error, kind), error,
-                new MapSqlParameterSource("error", error).addValue("fingerprint", kind), alsoIfMoved);
+        return fenced(
+                o,
+                "dead-letter-sync",
+                SyncStatus.Failed,
+                Cause.claim(o.claimToken(), workerId).withError(error, kind),
+                error,
+                new MapSqlParameterSource("error", error).addValue("fingerprint", kind),
+                alsoIfMoved);
     }
 
     /**
@@ -164,13 +214,16 @@ public class SyncRepository {
      * outcome (a worker that lost its claim records nothing).
      */
     public Runnable anomaly(String kind, ClaimedOrder o, String detail) {
-        return () -> db.jdbc().update(db.sql("insert-anomaly"), new MapSqlParameterSource()
-                .addValue("kind", kind)
-                .addValue("orderNumber", o.orderNumber())
-                .addValue("transactionId", o.transactionId())
-                .addValue("webhookId", null)
-                .addValue("detail", TransitionLog.truncate(detail, 1000))
-                .addValue("now", Database.utc(now())));
+        return () -> db.jdbc()
+                .update(
+                        db.sql("insert-anomaly"),
+                        new MapSqlParameterSource()
+                                .addValue("kind", kind)
+                                .addValue("orderNumber", o.orderNumber())
+                                .addValue("transactionId", o.transactionId())
+                                .addValue("webhookId", null)
+                                .addValue("detail", TransitionLog.truncate(detail, 1000))
+                                .addValue("now", Database.utc(now())));
     }
 
     /**
@@ -178,8 +231,14 @@ public class SyncRepository {
      * idempotency key) in one transaction: a worker that lost its claim changes nothing, not even the key the new
      * owner relies on.
      */
-    private boolean fenced(ClaimedOrder o, String statement, SyncStatus to, Cause cause, String detail,
-            MapSqlParameterSource params, Runnable alsoIfMoved) {
+    private boolean fenced(
+            ClaimedOrder o,
+            String statement,
+            SyncStatus to,
+            Cause cause,
+            String detail,
+            MapSqlParameterSource params,
+            Runnable alsoIfMoved) {
         Instant now = now();
         params.addValue("id", o.id()).addValue("claimToken", o.claimToken()).addValue("now", Database.utc(now));
         if (params.hasValue("error")) {
@@ -191,8 +250,9 @@ public class SyncRepository {
         Boolean moved = db.transactions().execute(status -> {
             int rows = db.jdbc().update(db.sql(statement), params);
             if (rows == 1) {
-                history.record(new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(), cause,
-                        detail), now);
+                history.record(
+                        new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(), cause, detail),
+                        now);
                 if (alsoIfMoved != null) {
                     alsoIfMoved.run();
                 }
@@ -207,10 +267,13 @@ public class SyncRepository {
      * record started (empty without a key). The key's time is the system clock's, as Camel writes it.
      */
     public java.util.Optional<java.time.Duration> sendKeyAge(String orderNumber) {
-        List<java.sql.Timestamp> at = db.jdbc().query(db.sql("find-send-key"),
-                Map.of("processorName", SEND_KEY_PROCESSOR, "messageId", orderNumber),
-                (rs, n) -> rs.getTimestamp(1));
-        return at.isEmpty() || at.get(0) == null ? java.util.Optional.empty()
+        List<java.sql.Timestamp> at = db.jdbc()
+                .query(
+                        db.sql("find-send-key"),
+                        Map.of("processorName", SEND_KEY_PROCESSOR, "messageId", orderNumber),
+                        (rs, n) -> rs.getTimestamp(1));
+        return at.isEmpty() || at.get(0) == null
+                ? java.util.Optional.empty()
                 : java.util.Optional.of(java.time.Duration.between(at.get(0).toInstant(), Instant.now()));
     }
 }

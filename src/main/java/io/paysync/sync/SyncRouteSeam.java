@@ -3,7 +3,6 @@ package io.paysync.sync;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-
 import org.apache.camel.CamelContext;
 import org.apache.camel.model.CircuitBreakerDefinition;
 import org.apache.camel.model.IdempotentConsumerDefinition;
@@ -25,13 +24,12 @@ public final class SyncRouteSeam {
     /** The bean of the send-key repository the idempotent consumer must use. */
     public static final String SEND_KEYS = "thirdPartySendKeys";
 
-    private SyncRouteSeam() {
-    }
+    private SyncRouteSeam() {}
 
     /** Throws {@link IllegalStateException} naming every missing piece, one line each. */
     public static void check(CamelContext context) {
-        List<RouteDefinition> routes = context.getCamelContextExtension().getContextPlugin(Model.class)
-                .getRouteDefinitions();
+        List<RouteDefinition> routes =
+                context.getCamelContextExtension().getContextPlugin(Model.class).getRouteDefinitions();
         List<String> missing = new ArrayList<>();
         if (find(routes, CircuitBreakerDefinition.class).stream().noneMatch(b -> BREAKER_ID.equals(b.getId()))) {
             missing.add("routes/paid-order-sync.camel.yaml: no circuitBreaker with id " + BREAKER_ID + " (claiming "
@@ -42,17 +40,19 @@ public final class SyncRouteSeam {
             missing.add("routes/paid-order-sync.camel.yaml: no idempotentConsumer with idempotentRepository "
                     + SEND_KEYS + " around direct:third-party-call (it tells an in-doubt send from a new one)");
         }
-        for (String request : new String[] { "direct:third-party-create-request",
-                "direct:third-party-lookup-request", "direct:third-party-call" }) {
-            if (routes.stream().noneMatch(r -> r.getInput() != null
-                    && Objects.equals(r.getInput().getEndpointUri(), request))) {
+        for (String request : new String[] {
+            "direct:third-party-create-request", "direct:third-party-lookup-request", "direct:third-party-call"
+        }) {
+            if (routes.stream()
+                    .noneMatch(r ->
+                            r.getInput() != null && Objects.equals(r.getInput().getEndpointUri(), request))) {
                 missing.add("routes/" + (request.endsWith("-call") ? "paid-order-sync" : "third-party")
                         + ".camel.yaml: no route from " + request);
             }
         }
         if (!missing.isEmpty()) {
-            throw new IllegalStateException("The sync routes lack what Paysync relies on: " + String.join("; ",
-                    missing));
+            throw new IllegalStateException(
+                    "The sync routes lack what Paysync relies on: " + String.join("; ", missing));
         }
     }
 

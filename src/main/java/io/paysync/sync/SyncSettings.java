@@ -1,11 +1,10 @@
 package io.paysync.sync;
 
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.config.Settings;
 
 /** Sync worker tuning (paysync.sync.*, paysync.third-party.*), checked for consistency at start. */
 public record SyncSettings(

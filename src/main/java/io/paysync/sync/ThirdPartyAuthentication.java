@@ -1,12 +1,11 @@
 package io.paysync.sync;
 
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
-
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.config.Settings;
 import org.apache.camel.Message;
 
 /**
@@ -27,11 +26,13 @@ public final class ThirdPartyAuthentication {
     }
 
     public static ThirdPartyAuthentication from(Settings s) {
-        String scheme = s.getOrDefault("paysync.third-party.auth", "none").strip().toLowerCase(Locale.ROOT);
+        String scheme =
+                s.getOrDefault("paysync.third-party.auth", "none").strip().toLowerCase(Locale.ROOT);
         return switch (scheme) {
             case "none" -> new ThirdPartyAuthentication(null, null);
-            case "bearer" -> new ThirdPartyAuthentication("Authorization",
-                    "Bearer " + required(s, "paysync.third-party.auth.token"));
+            case "bearer" ->
+                new ThirdPartyAuthentication(
+                        "Authorization", "Bearer " + required(s, "paysync.third-party.auth.token"));
             case "basic" -> {
                 String user = required(s, "paysync.third-party.auth.username");
                 if (user.contains(":")) {
@@ -39,14 +40,17 @@ public final class ThirdPartyAuthentication {
                             + " (HTTP Basic separates it from the password with one)"));
                 }
                 String credentials = user + ":" + required(s, "paysync.third-party.auth.password");
-                yield new ThirdPartyAuthentication("Authorization", "Basic "
-                        + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
+                yield new ThirdPartyAuthentication(
+                        "Authorization",
+                        "Basic " + Base64.getEncoder().encodeToString(credentials.getBytes(StandardCharsets.UTF_8)));
             }
-            case "api-key" -> new ThirdPartyAuthentication(
-                    headerName(s.getOrDefault("paysync.third-party.auth.api-key-header", "X-API-Key")),
-                    required(s, "paysync.third-party.auth.api-key"));
-            default -> throw new InvalidSettingsException(List.of("paysync.third-party.auth is " + scheme
-                    + "; expected none, bearer, basic or api-key"));
+            case "api-key" ->
+                new ThirdPartyAuthentication(
+                        headerName(s.getOrDefault("paysync.third-party.auth.api-key-header", "X-API-Key")),
+                        required(s, "paysync.third-party.auth.api-key"));
+            default ->
+                throw new InvalidSettingsException(
+                        List.of("paysync.third-party.auth is " + scheme + "; expected none, bearer, basic or api-key"));
         };
     }
 
@@ -69,8 +73,8 @@ public final class ThirdPartyAuthentication {
     private static String headerName(String name) {
         String n = name.strip();
         if (!n.matches("[A-Za-z0-9!#$%&'*+.^_`|~-]+")) {
-            throw new InvalidSettingsException(List.of("paysync.third-party.auth.api-key-header (" + n
-                    + ") is not an HTTP header name"));
+            throw new InvalidSettingsException(
+                    List.of("paysync.third-party.auth.api-key-header (" + n + ") is not an HTTP header name"));
         }
         return n;
     }

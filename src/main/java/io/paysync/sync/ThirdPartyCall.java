@@ -1,14 +1,5 @@
 package io.paysync.sync;
 
-import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
-import java.util.List;
-
-import javax.net.ssl.SSLHandshakeException;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.jayway.jsonpath.Configuration;
@@ -24,6 +15,13 @@ import io.paysync.order.Money;
 import io.paysync.order.PaymentStatus;
 import io.paysync.sync.SendAttempt.Action;
 import io.paysync.sync.SendAttempt.Answer;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.ConnectException;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.util.List;
+import javax.net.ssl.SSLHandshakeException;
 import org.apache.camel.AggregationStrategy;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -45,7 +43,9 @@ public class ThirdPartyCall {
 
     private static final Configuration JSON_PATH = Configuration.builder()
             .jsonProvider(new JacksonJsonNodeJsonProvider(Json.MAPPER))
-            .mappingProvider(new JacksonMappingProvider(Json.MAPPER)).options(Option.SUPPRESS_EXCEPTIONS).build();
+            .mappingProvider(new JacksonMappingProvider(Json.MAPPER))
+            .options(Option.SUPPRESS_EXCEPTIONS)
+            .build();
 
     private final SyncSettings settings;
     private final JsonPath createRecordId;
@@ -63,7 +63,9 @@ public class ThirdPartyCall {
      * {@code paysync.third-party.lookup.record-id} (JSONPath, {@code $.id} by default).
      */
     public static ThirdPartyCall from(Settings s, SyncSettings settings) {
-        return new ThirdPartyCall(settings, recordIdPath(s, "paysync.third-party.create.record-id"),
+        return new ThirdPartyCall(
+                settings,
+                recordIdPath(s, "paysync.third-party.create.record-id"),
                 recordIdPath(s, "paysync.third-party.lookup.record-id"));
     }
 
@@ -104,19 +106,25 @@ public class ThirdPartyCall {
         if (order.attempts() > settings.maxAttempts()) {
             // Only a reclaim after an expired lease gets here: workers keep dying or hanging on this order.
             attempt.action(Action.GIVE_UP);
-            attempt.outcome(new SendAttempt.DeadLetter("gave up after " + order.attempts() + " attempts whose "
-                    + "workers died or hung before recording an outcome"
-                    + (inDoubt ? " (in doubt: check the third party)" : ""), SyncFailure.EXHAUSTED));
+            attempt.outcome(new SendAttempt.DeadLetter(
+                    "gave up after " + order.attempts() + " attempts whose "
+                            + "workers died or hung before recording an outcome"
+                            + (inDoubt ? " (in doubt: check the third party)" : ""),
+                    SyncFailure.EXHAUSTED));
         } else if (inDoubt && settings.idempotentCreate()) {
-            LOG.info("Order {}: an earlier attempt may have created the record; resending with the same "
-                    + "Idempotency-Key", order.orderNumber());
+            LOG.info(
+                    "Order {}: an earlier attempt may have created the record; resending with the same "
+                            + "Idempotency-Key",
+                    order.orderNumber());
         } else if (inDoubt && settings.lookupEnabled()) {
             attempt.action(Action.LOOKUP);
         } else if (inDoubt) {
             attempt.action(Action.GIVE_UP);
-            attempt.outcome(new SendAttempt.DeadLetter("in doubt: an earlier attempt may have created the record and "
-                    + "the third party has neither idempotent create nor lookup; check it and resolve or retry by "
-                    + "hand", SyncFailure.IN_DOUBT));
+            attempt.outcome(new SendAttempt.DeadLetter(
+                    "in doubt: an earlier attempt may have created the record and "
+                            + "the third party has neither idempotent create nor lookup; check it and resolve or retry by "
+                            + "hand",
+                    SyncFailure.IN_DOUBT));
         }
         attempt.requestStarted(attempt.isCallNeeded());
     }
@@ -151,8 +159,10 @@ public class ThirdPartyCall {
             }
             SendAttempt attempt = original.getMessage().getBody(SendAttempt.class);
             Message m = resource.getMessage();
-            attempt.answer(new Answer(m.getHeader(Exchange.HTTP_RESPONSE_CODE, 0, Integer.class),
-                    m.getBody(byte[].class), m.getHeader("Retry-After", String.class)));
+            attempt.answer(new Answer(
+                    m.getHeader(Exchange.HTTP_RESPONSE_CODE, 0, Integer.class),
+                    m.getBody(byte[].class),
+                    m.getHeader("Retry-After", String.class)));
             return original;
         };
     }
@@ -172,7 +182,10 @@ public class ThirdPartyCall {
             if (guid == null) {
                 // Created or not, we cannot know without an id: never Completed without one.
                 observer.called(lookup ? CallOutcome.RETRYABLE : CallOutcome.IN_DOUBT);
-                throw new SyncFailure("HTTP " + status + " without an id in a JSON body", !lookup, 0,
+                throw new SyncFailure(
+                        "HTTP " + status + " without an id in a JSON body",
+                        !lookup,
+                        0,
                         body != null ? SyncFailure.NO_ID : SyncFailure.NON_JSON);
             }
             observer.called(lookup ? CallOutcome.FOUND : CallOutcome.CREATED);
@@ -212,7 +225,9 @@ public class ThirdPartyCall {
     /** The record id at the path: a non-blank string of at most {@value #MAX_ID_LENGTH} characters, or null. */
     static String recordId(JsonNode body, JsonPath path) {
         Object found = path.read(body, JSON_PATH);
-        if (found instanceof JsonNode id && id.isTextual() && !id.textValue().isBlank()
+        if (found instanceof JsonNode id
+                && id.isTextual()
+                && !id.textValue().isBlank()
                 && id.textValue().length() <= MAX_ID_LENGTH) {
             return id.textValue();
         }
@@ -240,13 +255,17 @@ public class ThirdPartyCall {
                 return f.inDoubt();
             }
             String name = t.getClass().getName();
-            if (t instanceof ConnectException || t instanceof UnknownHostException
+            if (t instanceof ConnectException
+                    || t instanceof UnknownHostException
                     || t instanceof SSLHandshakeException
-                    || name.endsWith("ConnectTimeoutException") || name.endsWith("ConnectionRequestTimeoutException")
+                    || name.endsWith("ConnectTimeoutException")
+                    || name.endsWith("ConnectionRequestTimeoutException")
                     || name.endsWith("CallNotPermittedException")) {
                 return false; // never connected: the request was not sent
             }
-            if (t instanceof SocketTimeoutException || t instanceof InterruptedIOException || t instanceof IOException) {
+            if (t instanceof SocketTimeoutException
+                    || t instanceof InterruptedIOException
+                    || t instanceof IOException) {
                 return true; // sent, then no (complete) answer
             }
         }

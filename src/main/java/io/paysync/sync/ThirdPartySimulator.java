@@ -1,12 +1,11 @@
 package io.paysync.sync;
 
-import java.util.Map;
-import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.Exchange;
 
 /**
@@ -46,7 +45,7 @@ public class ThirdPartySimulator {
         } else if (orderNumber.startsWith(REJECT)) {
             return refused(REJECT);
         }
-        boolean[] created = { false };
+        boolean[] created = {false};
         String id = idsByKey.computeIfAbsent(key, k -> {
             created[0] = true;
             return UUID.randomUUID().toString();
@@ -56,8 +55,8 @@ public class ThirdPartySimulator {
     }
 
     private static ApiReply refused(String rule) {
-        return new ApiReply(422, Map.of("error", "refused by the dev simulator's rule for order numbers starting "
-                + rule));
+        return new ApiReply(
+                422, Map.of("error", "refused by the dev simulator's rule for order numbers starting " + rule));
     }
 
     /** {@code GET /simulator/records?orderNumber=n}: 200 with the id, or 404. */

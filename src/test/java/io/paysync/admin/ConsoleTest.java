@@ -2,6 +2,8 @@ package io.paysync.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -17,9 +19,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,8 +33,10 @@ class ConsoleTest {
 
     private PaysyncInstance app;
     private String base;
-    private final HttpClient http = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
-            .connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
 
     @BeforeAll
     void start() throws Exception {
@@ -63,7 +64,9 @@ class ConsoleTest {
     void should_send_the_page_with_a_policy_that_runs_only_its_own_script() throws Exception {
         HttpResponse<String> r = get("/console/");
         assertThat(r.headers().firstValue("Content-Security-Policy")).hasValue(OperatorConsole.CONTENT_SECURITY_POLICY);
-        assertThat(OperatorConsole.CONTENT_SECURITY_POLICY).contains("script-src 'self'").doesNotContain("unsafe");
+        assertThat(OperatorConsole.CONTENT_SECURITY_POLICY)
+                .contains("script-src 'self'")
+                .doesNotContain("unsafe");
         assertThat(r.headers().firstValue("X-Content-Type-Options")).hasValue("nosniff");
         assertThat(r.headers().firstValue("Last-Modified")).isEmpty();
         assertThat(r.headers().firstValue("ETag")).isEmpty();
@@ -79,9 +82,17 @@ class ConsoleTest {
 
     @Test
     void should_answer_404_for_any_other_name_under_console() throws Exception {
-        for (String path : List.of("/console/secret.txt", "/console/Index.html", "/console/console.js.map",
-                "/console/index.html/", "/console/sub/index.html", "/console/application.properties",
-                "/console/PaysyncConfiguration.class", "/consolex", "/consoleindex.html", "/console.js")) {
+        for (String path : List.of(
+                "/console/secret.txt",
+                "/console/Index.html",
+                "/console/console.js.map",
+                "/console/index.html/",
+                "/console/sub/index.html",
+                "/console/application.properties",
+                "/console/PaysyncConfiguration.class",
+                "/consolex",
+                "/consoleindex.html",
+                "/console.js")) {
             HttpResponse<String> r = get(path);
             assertThat(r.statusCode()).as(path).isEqualTo(404);
             assertThat(r.body()).as(path).doesNotContain("<script", "camel.", "paysync.");
@@ -94,12 +105,19 @@ class ConsoleTest {
     @Test
     void should_refuse_every_way_out_of_the_folder() throws Exception {
         // Raw request lines, so no client tidies the path before the server sees it.
-        for (String target : List.of("/console/../application.properties", "/console/../../pom.xml",
-                "/console/%2e%2e/application-dev.properties", "/console/..%2fapplication-dev.properties",
-                "/console/%2e%2e%2f%2e%2e%2fpom.xml", "/console/..%5capplication.properties",
-                "/console/....//application.properties", "/console/%252e%252e/application.properties",
-                "/console/..;/application.properties", "/console/../sql/h2/find-order.sql",
-                "/console/../io/paysync/admin/OperatorConsole.class", "/console/%00index.html",
+        for (String target : List.of(
+                "/console/../application.properties",
+                "/console/../../pom.xml",
+                "/console/%2e%2e/application-dev.properties",
+                "/console/..%2fapplication-dev.properties",
+                "/console/%2e%2e%2f%2e%2e%2fpom.xml",
+                "/console/..%5capplication.properties",
+                "/console/....//application.properties",
+                "/console/%252e%252e/application.properties",
+                "/console/..;/application.properties",
+                "/console/../sql/h2/find-order.sql",
+                "/console/../io/paysync/admin/OperatorConsole.class",
+                "/console/%00index.html",
                 "/console/index.html%00.txt")) {
             String[] answer = rawGet(target);
             assertThat(answer[0]).as(target).matches("HTTP/1\\.1 (400|404) .*");
@@ -109,15 +127,21 @@ class ConsoleTest {
 
     @Test
     void should_serve_only_get() throws Exception {
-        HttpResponse<String> post = http.send(HttpRequest.newBuilder(URI.create(base + "/console/"))
-                .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> post = http.send(
+                HttpRequest.newBuilder(URI.create(base + "/console/"))
+                        .POST(HttpRequest.BodyPublishers.ofString("x"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(post.statusCode()).isEqualTo(405);
     }
 
     @Test
     void should_not_echo_request_headers_such_as_a_token() throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + "/console/console.js"))
-                .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN).GET().build(),
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(URI.create(base + "/console/console.js"))
+                        .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().map().toString()).doesNotContain(PaysyncInstance.ADMIN_TOKEN);
@@ -127,8 +151,9 @@ class ConsoleTest {
     void should_render_api_data_as_text_only_and_keep_the_token_out_of_urls_and_lasting_storage() throws Exception {
         String js = Files.readString(Path.of("src/main/resources/console/console.js"));
         String html = Files.readString(Path.of("src/main/resources/console/index.html"));
-        assertThat(js).doesNotContainPattern("\\.(innerHTML|outerHTML)\\b|insertAdjacentHTML|document\\.write"
-                + "|\\beval\\(|new Function\\(|localStorage\\.|document\\.cookie");
+        assertThat(js)
+                .doesNotContainPattern("\\.(innerHTML|outerHTML)\\b|insertAdjacentHTML|document\\.write"
+                        + "|\\beval\\(|new Function\\(|localStorage\\.|document\\.cookie");
         assertThat(html).doesNotContainPattern("<script>|\\son[a-z]+=|style=");
         // Every request goes through one function that puts the token in a header only.
         Matcher fetches = Pattern.compile("\\bfetch\\(").matcher(js);
@@ -147,8 +172,12 @@ class ConsoleTest {
     }
 
     private HttpResponse<String> get(String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create(base + path)).GET().timeout(Duration.ofSeconds(30))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        return http.send(
+                HttpRequest.newBuilder(URI.create(base + path))
+                        .GET()
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     /** Status line and body of a GET whose request target is sent byte for byte as given. */
@@ -166,7 +195,7 @@ class ConsoleTest {
             String text = answer.toString(StandardCharsets.ISO_8859_1);
             int eol = text.indexOf("\r\n");
             int body = text.indexOf("\r\n\r\n");
-            return new String[] { eol < 0 ? text : text.substring(0, eol), body < 0 ? "" : text.substring(body + 4) };
+            return new String[] {eol < 0 ? text : text.substring(0, eol), body < 0 ? "" : text.substring(body + 4)};
         }
     }
 }

@@ -3,6 +3,19 @@ package io.paysync.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Step;
+import io.paysync.support.WorkerProcess;
+import io.paysync.support.history.History;
+import io.paysync.support.history.History.CallbackKind;
+import io.paysync.support.history.HistoryChecker;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -31,20 +44,6 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import io.paysync.support.DatabaseAvailable;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.ThirdPartyStub;
-import io.paysync.support.ThirdPartyStub.Fault;
-import io.paysync.support.ThirdPartyStub.Step;
-import io.paysync.support.WorkerProcess;
-import io.paysync.support.history.History;
-import io.paysync.support.history.History.CallbackKind;
-import io.paysync.support.history.HistoryChecker;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,6 +66,7 @@ class ChaosRunTest {
     private static final int WORKERS = 3;
     /** Kills on the spot at points of the call: about ten of each per run, whatever its length. */
     private static final int KILL_AT_RECEIVED_EVERY = Math.max(97, ORDERS / 10 + 1);
+
     private static final int KILL_AT_ANSWERED_EVERY = Math.max(89, ORDERS / 11);
     private static final String WORKER_APP = "paysync-chaos-worker";
     private static final String AMOUNT = "12.34";
@@ -77,7 +77,8 @@ class ChaosRunTest {
     Path workDir;
 
     private final History history = new History();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Random plan = new Random(SEED);
     private final AtomicBoolean chaos = new AtomicBoolean(true);
     private Workers workers;
@@ -87,7 +88,8 @@ class ChaosRunTest {
             throws Exception {
         System.out.printf("chaos run: %d orders, %d workers, seed %d%n", ORDERS, WORKERS, SEED);
         long started = System.nanoTime();
-        try (TestDatabase db = TestDatabase.postgres(); ThirdPartyStub stub = ThirdPartyStub.start();
+        try (TestDatabase db = TestDatabase.postgres();
+                ThirdPartyStub stub = ThirdPartyStub.start();
                 HikariDataSource observer = observer(db)) {
             List<String> urls = new ArrayList<>(List.of(stub.url()));
             for (int i = 1; i < WORKERS; i++) {
@@ -124,7 +126,8 @@ class ChaosRunTest {
 
                 // The faults go on while the sync catches up (all but 1 % of the Paid orders), then stop.
                 try {
-                    await().atMost(Duration.ofSeconds(60 + ORDERS / 20)).pollInterval(Duration.ofSeconds(1))
+                    await().atMost(Duration.ofSeconds(60 + ORDERS / 20))
+                            .pollInterval(Duration.ofSeconds(1))
                             .until(() -> count(observer, UNSYNCED) <= ORDERS / 100);
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
                     // the faults stop anyway; settling decides
@@ -143,8 +146,9 @@ class ChaosRunTest {
             recordFinalStates(observer);
         }
         HistoryChecker.Result result = HistoryChecker.check(history);
-        String report = String.format("chaos run: %d orders, %d workers, seed %d, %d s%n%s", ORDERS, WORKERS, SEED,
-                secondsSince(started), result.report());
+        String report = String.format(
+                "chaos run: %d orders, %d workers, seed %d, %d s%n%s",
+                ORDERS, WORKERS, SEED, secondsSince(started), result.report());
         System.out.print(report);
         Path out = Path.of("target", "chaos");
         history.write(out.resolve("history-" + SEED + ".jsonl"));
@@ -161,23 +165,35 @@ class ChaosRunTest {
             }
         }
         assertThat(workerLogs).as("worker logs").isNotEmpty();
-        assertThat(io.paysync.support.LogHygiene.leaks(workerLogs.toString())).as("leaks in the worker logs").isEmpty();
+        assertThat(io.paysync.support.LogHygiene.leaks(workerLogs.toString()))
+                .as("leaks in the worker logs")
+                .isEmpty();
 
         assertThat(result.count(HistoryChecker.LOST)).as(report).isZero();
         assertThat(result.count(HistoryChecker.DUPLICATED)).as(report).isZero();
         assertThat(result.count(HistoryChecker.EARLY)).as(report).isZero();
         assertThat(result.count(HistoryChecker.UNEXPECTED)).as(report).isZero();
-        assertThat(result.count(HistoryChecker.DEAD_LETTERED)).as("max-attempts is set out of reach: " + report)
+        assertThat(result.count(HistoryChecker.DEAD_LETTERED))
+                .as("max-attempts is set out of reach: " + report)
                 .isZero();
         // The run proves something only if the faults really happened.
-        assertThat(result.figures()).as(report)
+        assertThat(result.figures())
+                .as(report)
                 .hasEntrySatisfying("fault kill-random", n -> assertThat(n).isPositive())
-                .hasEntrySatisfying("fault kill-request-received", n -> assertThat(n).isPositive())
-                .hasEntrySatisfying("fault kill-response-sent", n -> assertThat(n).isPositive())
-                .hasEntrySatisfying("fault pg_terminate_backend", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "fault kill-request-received", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "fault kill-response-sent", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "fault pg_terminate_backend", n -> assertThat(n).isPositive())
                 .hasEntrySatisfying("final Paid/Completed", n -> assertThat(n).isGreaterThan(ORDERS / 2));
-        for (Fault f : List.of(Fault.STATUS, Fault.CREATE_THEN_DROP, Fault.CREATE_THEN_HANG, Fault.DROP,
-                Fault.NON_JSON, Fault.NO_ID)) {
+        for (Fault f : List.of(
+                Fault.STATUS,
+                Fault.CREATE_THEN_DROP,
+                Fault.CREATE_THEN_HANG,
+                Fault.DROP,
+                Fault.NON_JSON,
+                Fault.NO_ID)) {
             assertThat(result.figures().keySet()).as(report).anyMatch(k -> k.startsWith("  answered " + f.name()));
         }
     }
@@ -190,8 +206,8 @@ class ChaosRunTest {
         for (int attempt = 0; attempt < 60; attempt++) {
             int w = workers.pickReady();
             try {
-                HttpResponse<String> r = post(w, "/api/orders", body, "Authorization",
-                        "Bearer " + PaysyncInstance.API_TOKEN);
+                HttpResponse<String> r =
+                        post(w, "/api/orders", body, "Authorization", "Bearer " + PaysyncInstance.API_TOKEN);
                 if (r.statusCode() == 201 || r.statusCode() == 409) { // 409: an earlier try got in, its answer lost
                     return;
                 }
@@ -220,8 +236,8 @@ class ChaosRunTest {
                 deliver(order, CallbackKind.DUPLICATE, success, signed);
             }
         } else if (p < 0.65) { // the same callback delivered twice at once, to different workers
-            CompletableFuture<Void> a = CompletableFuture.runAsync(() -> deliverQuietly(order, CallbackKind.SUCCESS,
-                    success, signed));
+            CompletableFuture<Void> a =
+                    CompletableFuture.runAsync(() -> deliverQuietly(order, CallbackKind.SUCCESS, success, signed));
             deliver(order, CallbackKind.DUPLICATE, success, signed);
             a.join();
         } else if (p < 0.73) { // success, then a failure that arrives late
@@ -233,13 +249,19 @@ class ChaosRunTest {
                 deliver(order, CallbackKind.SUCCESS, success, signed);
             }
         } else if (p < 0.87) { // forged first (signed with a secret we do not know), then the genuine one
-            deliver(order, CallbackKind.FORGED, success,
+            deliver(
+                    order,
+                    CallbackKind.FORGED,
+                    success,
                     PaysyncInstance.signatureHeaders(success, PaysyncInstance.UNKNOWN_SECRET, now()));
             deliver(order, CallbackKind.SUCCESS, success, signed);
         } else if (p < 0.92) { // a mismatched amount first, then the genuine one
             byte[] wrong = PaysyncInstance.callbackBody(order, txn, "12.35", "EUR", "succeeded")
                     .getBytes(StandardCharsets.UTF_8);
-            deliver(order, CallbackKind.MISMATCHED, wrong,
+            deliver(
+                    order,
+                    CallbackKind.MISMATCHED,
+                    wrong,
                     PaysyncInstance.signatureHeaders(wrong, PaysyncInstance.SECRET, now()));
             deliver(order, CallbackKind.SUCCESS, success, signed);
         }
@@ -261,8 +283,7 @@ class ChaosRunTest {
 
     /** Like a gateway: resends the same delivery (same id, timestamp, signature) until it gets an answer below 500. */
     private void deliver(String order, CallbackKind kind, byte[] body, String[] headers) throws Exception {
-        String[] h = headers != null ? headers
-                : PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now());
+        String[] h = headers != null ? headers : PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now());
         for (int attempt = 0; attempt < 60; attempt++) {
             int w = workers.pickReady();
             long invoked = System.nanoTime();
@@ -273,8 +294,7 @@ class ChaosRunTest {
                     JsonNode json = PaysyncInstance.JSON.readTree(r.body());
                     outcome = json.path("outcome").asText(null);
                 }
-                history.add(new History.Callback(order, kind, w, r.statusCode(), outcome, invoked,
-                        System.nanoTime()));
+                history.add(new History.Callback(order, kind, w, r.statusCode(), outcome, invoked, System.nanoTime()));
                 if (r.statusCode() < 500) {
                     return;
                 }
@@ -289,7 +309,8 @@ class ChaosRunTest {
     private HttpResponse<String> post(int worker, String path, byte[] body, String... headers)
             throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + workers.port(worker) + path))
-                .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
+                .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         for (int i = 0; i < headers.length; i += 2) {
             b.header(headers[i], headers[i + 1]);
@@ -341,9 +362,16 @@ class ChaosRunTest {
         @Override
         public void received(ThirdPartyStub.Request request) {
             int worker = workerByStubPort.getOrDefault(request.port(), -1);
-            history.add(new History.Request(request.orderNumber(), request.method(), request.idempotencyKey(), worker,
-                    paymentStatus(request.orderNumber()), request.atNanos()));
-            if ("POST".equals(request.method()) && received.incrementAndGet() % KILL_AT_RECEIVED_EVERY == 0 && chaos.get()) {
+            history.add(new History.Request(
+                    request.orderNumber(),
+                    request.method(),
+                    request.idempotencyKey(),
+                    worker,
+                    paymentStatus(request.orderNumber()),
+                    request.atNanos()));
+            if ("POST".equals(request.method())
+                    && received.incrementAndGet() % KILL_AT_RECEIVED_EVERY == 0
+                    && chaos.get()) {
                 workers.kill(worker, "kill-request-received");
             }
         }
@@ -351,10 +379,19 @@ class ChaosRunTest {
         @Override
         public void answered(ThirdPartyStub.Answer answer) {
             ThirdPartyStub.Request request = answer.request();
-            history.add(new History.Answer(request.orderNumber(), request.method(), answer.fault().name(),
-                    answer.status(), answer.recordId(), answer.created(), System.nanoTime()));
-            if ("POST".equals(request.method()) && answer.status() / 100 == 2 && answer.recordId() != null
-                    && answered.incrementAndGet() % KILL_AT_ANSWERED_EVERY == 0 && chaos.get()) {
+            history.add(new History.Answer(
+                    request.orderNumber(),
+                    request.method(),
+                    answer.fault().name(),
+                    answer.status(),
+                    answer.recordId(),
+                    answer.created(),
+                    System.nanoTime()));
+            if ("POST".equals(request.method())
+                    && answer.status() / 100 == 2
+                    && answer.recordId() != null
+                    && answered.incrementAndGet() % KILL_AT_ANSWERED_EVERY == 0
+                    && chaos.get()) {
                 // The answer is on its way; the worker has not stored the GUID yet (or only just).
                 workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-response-sent");
             }
@@ -365,8 +402,8 @@ class ChaosRunTest {
                 return null;
             }
             try (Connection c = observer.getConnection();
-                    PreparedStatement ps = c.prepareStatement(
-                            "SELECT payment_status FROM orders WHERE order_number = ?")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("SELECT payment_status FROM orders WHERE order_number = ?")) {
                 ps.setString(1, order);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? rs.getString(1) : null;
@@ -395,7 +432,8 @@ class ChaosRunTest {
         while (chaos.get()) {
             try {
                 Thread.sleep(ThreadLocalRandom.current().nextLong(1_000, 3_000));
-                try (Connection c = observer.getConnection(); Statement s = c.createStatement();
+                try (Connection c = observer.getConnection();
+                        Statement s = c.createStatement();
                         ResultSet rs = s.executeQuery("SELECT pg_terminate_backend(pid), state FROM pg_stat_activity"
                                 + " WHERE application_name = '" + WORKER_APP + "' AND datname = current_database()"
                                 + " ORDER BY random() LIMIT 1")) {
@@ -415,7 +453,8 @@ class ChaosRunTest {
 
     private void awaitSettled(HikariDataSource observer, long started) throws Exception {
         try {
-            await().atMost(Duration.ofMinutes(Math.max(5, ORDERS / 1000))).pollInterval(Duration.ofSeconds(1))
+            await().atMost(Duration.ofMinutes(Math.max(5, ORDERS / 1000)))
+                    .pollInterval(Duration.ofSeconds(1))
                     .until(() -> {
                         workers.restartAllDead();
                         return count(observer, UNSYNCED) == 0;
@@ -423,12 +462,14 @@ class ChaosRunTest {
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             // the checker reports what never settled as lost
         }
-        System.out.printf("chaos run: settled after %d s (%d Paid orders not yet synced)%n", secondsSince(started),
-                count(observer, UNSYNCED));
+        System.out.printf(
+                "chaos run: settled after %d s (%d Paid orders not yet synced)%n",
+                secondsSince(started), count(observer, UNSYNCED));
     }
 
     private void recordFinalStates(HikariDataSource observer) throws SQLException {
-        try (Connection c = observer.getConnection(); Statement s = c.createStatement();
+        try (Connection c = observer.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery(
                         "SELECT order_number, payment_status, sync_status, third_party_guid FROM orders")) {
             while (rs.next()) {
@@ -438,7 +479,9 @@ class ChaosRunTest {
     }
 
     private static long count(HikariDataSource ds, String sql) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
@@ -465,13 +508,15 @@ class ChaosRunTest {
     private static void runAll(ExecutorService pool, List<String> orders, OrderTask task) throws Exception {
         List<CompletableFuture<Void>> all = new ArrayList<>();
         for (String order : orders) {
-            all.add(CompletableFuture.runAsync(() -> {
-                try {
-                    task.run(order);
-                } catch (Exception e) {
-                    throw new IllegalStateException(order + ": " + e, e);
-                }
-            }, pool));
+            all.add(CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            task.run(order);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(order + ": " + e, e);
+                        }
+                    },
+                    pool));
         }
         CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(30, TimeUnit.MINUTES);
     }
@@ -541,14 +586,17 @@ class ChaosRunTest {
                 return;
             }
             history.add(new History.Fault(why, "worker " + worker, System.nanoTime()));
-            restarts.schedule(() -> {
-                try {
-                    start(worker);
-                } catch (Throwable e) { // a supervisor would keep trying; so does the settling phase
-                    System.out.println("chaos run: restart of worker " + worker + " failed: " + e.getMessage()
-                            .lines().findFirst().orElse(""));
-                }
-            }, ThreadLocalRandom.current().nextLong(500, 2_000), TimeUnit.MILLISECONDS);
+            restarts.schedule(
+                    () -> {
+                        try {
+                            start(worker);
+                        } catch (Throwable e) { // a supervisor would keep trying; so does the settling phase
+                            System.out.println("chaos run: restart of worker " + worker + " failed: "
+                                    + e.getMessage().lines().findFirst().orElse(""));
+                        }
+                    },
+                    ThreadLocalRandom.current().nextLong(500, 2_000),
+                    TimeUnit.MILLISECONDS);
         }
 
         void restartAllDead() throws Exception {
@@ -608,7 +656,8 @@ class ChaosRunTest {
             WorkerProcess p = WorkerProcess.start(dir, env, tuning);
             processes[i] = p;
             try {
-                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200))
+                await().atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(200))
                         .until(() -> isReady(ports[i]) || !p.process().isAlive());
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 throw new AssertionError("worker " + i + " did not get ready:\n" + p.output(), e);
@@ -624,9 +673,11 @@ class ChaosRunTest {
 
         private boolean isReady(int port) {
             try {
-                HttpResponse<Void> r = http.send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/observe/health/ready")).timeout(Duration.ofSeconds(2))
-                        .build(), HttpResponse.BodyHandlers.discarding());
+                HttpResponse<Void> r = http.send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/health/ready"))
+                                .timeout(Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.discarding());
                 return r.statusCode() == 200;
             } catch (IOException e) {
                 return false;

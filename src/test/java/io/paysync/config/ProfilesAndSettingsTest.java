@@ -2,6 +2,8 @@ package io.paysync.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -16,9 +18,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.WorkerProcess;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,8 +33,13 @@ class ProfilesAndSettingsTest {
         Result r = run(Map.of("CAMEL_MAIN_PROFILE", "prod"), List.of());
 
         assertThat(r.exitCode).isNotZero();
-        for (String key : List.of("paysync.db.url", "paysync.db.username", "paysync.db.password",
-                "paysync.gateway.webhook-secret", "paysync.admin.token", "paysync.third-party.url",
+        for (String key : List.of(
+                "paysync.db.url",
+                "paysync.db.username",
+                "paysync.db.password",
+                "paysync.gateway.webhook-secret",
+                "paysync.admin.token",
+                "paysync.third-party.url",
                 "paysync.api.token")) {
             assertThat(r.output).contains(key + " is not set");
         }
@@ -45,16 +49,27 @@ class ProfilesAndSettingsTest {
     @Test
     void should_name_only_what_is_missing_and_never_print_given_secrets() throws Exception {
         String dbPassword = "db-pass-" + System.nanoTime();
-        Result r = run(Map.of("CAMEL_MAIN_PROFILE", "prod",
-                "PAYSYNC_DB_URL", "jdbc:h2:file:" + workDir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
-                "PAYSYNC_DB_USERNAME", "sa",
-                "PAYSYNC_DB_PASSWORD", dbPassword,
-                "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/records"), List.of());
+        Result r = run(
+                Map.of(
+                        "CAMEL_MAIN_PROFILE",
+                        "prod",
+                        "PAYSYNC_DB_URL",
+                        "jdbc:h2:file:" + workDir.resolve("db") + ";DB_CLOSE_ON_EXIT=FALSE",
+                        "PAYSYNC_DB_USERNAME",
+                        "sa",
+                        "PAYSYNC_DB_PASSWORD",
+                        dbPassword,
+                        "PAYSYNC_THIRD_PARTY_URL",
+                        "http://127.0.0.1:9/records"),
+                List.of());
 
         assertThat(r.exitCode).isNotZero();
         assertThat(r.output).contains("paysync.gateway.webhook-secret is not set", "paysync.admin.token is not set");
-        assertThat(r.output).doesNotContain("paysync.db.url is not set", "paysync.db.password is not set",
-                "paysync.third-party.url is not set");
+        assertThat(r.output)
+                .doesNotContain(
+                        "paysync.db.url is not set",
+                        "paysync.db.password is not set",
+                        "paysync.third-party.url is not set");
         assertThat(r.output).doesNotContain(dbPassword);
     }
 
@@ -69,8 +84,9 @@ class ProfilesAndSettingsTest {
         Result r = run(prodWithDatabase("jdbc:postgresql://127.0.0.1:" + closedPort + "/paysync", httpPort), List.of());
 
         assertThat(r.exitCode).isNotZero();
-        assertThat(r.output).contains("HikariPool$PoolInitializationException: Failed to initialize pool: "
-                + "Connection to 127.0.0.1:" + closedPort + " refused");
+        assertThat(r.output)
+                .contains("HikariPool$PoolInitializationException: Failed to initialize pool: "
+                        + "Connection to 127.0.0.1:" + closedPort + " refused");
         assertThat(r.output).doesNotContain("Vert.x HttpServer started");
     }
 
@@ -91,34 +107,57 @@ class ProfilesAndSettingsTest {
     }
 
     private static Map<String, String> prodWithDatabase(String url, int httpPort) {
-        return Map.of("CAMEL_MAIN_PROFILE", "prod", "CAMEL_SERVER_PORT", String.valueOf(httpPort),
-                "PAYSYNC_DB_URL", url, "PAYSYNC_DB_USERNAME", "sa", "PAYSYNC_DB_PASSWORD", "db-password-0001",
-                "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN, "PAYSYNC_API_TOKEN", PaysyncInstance.API_TOKEN,
-                "PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/records");
+        return Map.of(
+                "CAMEL_MAIN_PROFILE",
+                "prod",
+                "CAMEL_SERVER_PORT",
+                String.valueOf(httpPort),
+                "PAYSYNC_DB_URL",
+                url,
+                "PAYSYNC_DB_USERNAME",
+                "sa",
+                "PAYSYNC_DB_PASSWORD",
+                "db-password-0001",
+                "PAYSYNC_GATEWAY_WEBHOOK_SECRET",
+                PaysyncInstance.SECRET,
+                "PAYSYNC_ADMIN_TOKEN",
+                PaysyncInstance.ADMIN_TOKEN,
+                "PAYSYNC_API_TOKEN",
+                PaysyncInstance.API_TOKEN,
+                "PAYSYNC_THIRD_PARTY_URL",
+                "http://127.0.0.1:9/records");
     }
 
     @Test
     void should_let_environment_beat_file_and_move_every_endpoint_with_the_server_port() throws Exception {
         int filePort = PaysyncInstance.freePort();
         int envPort = PaysyncInstance.freePort();
-        Files.writeString(workDir.resolve("application.properties"), String.join("\n",
-                "camel.server.port = " + filePort,
-                "paysync.admin.token = token-from-the-file-0001",
-                "paysync.db.url = jdbc:h2:file:" + workDir.resolve("data/paysync") + ";DB_CLOSE_ON_EXIT=FALSE",
-                ""));
+        Files.writeString(
+                workDir.resolve("application.properties"),
+                String.join(
+                        "\n",
+                        "camel.server.port = " + filePort,
+                        "paysync.admin.token = token-from-the-file-0001",
+                        "paysync.db.url = jdbc:h2:file:" + workDir.resolve("data/paysync") + ";DB_CLOSE_ON_EXIT=FALSE",
+                        ""));
         String envToken = "token-from-the-environment-0001";
-        WorkerProcess p = start(Map.of("CAMEL_SERVER_PORT", String.valueOf(envPort), "PAYSYNC_ADMIN_TOKEN", envToken),
+        WorkerProcess p = start(
+                Map.of("CAMEL_SERVER_PORT", String.valueOf(envPort), "PAYSYNC_ADMIN_TOKEN", envToken),
                 List.of("-Dcamel.main.jmxEnabled=false"));
         try {
             HttpClient http = HttpClient.newHttpClient();
-            Awaitility.await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .ignoreExceptions()
                     .until(() -> status(http, envPort, "/observe/health", null) == 200);
 
             assertThat(status(http, envPort, "/api/admin/stats", envToken)).isEqualTo(200);
-            assertThat(status(http, envPort, "/api/admin/stats", "token-from-the-file-0001")).isEqualTo(401);
+            assertThat(status(http, envPort, "/api/admin/stats", "token-from-the-file-0001"))
+                    .isEqualTo(401);
             assertThat(status(http, envPort, "/observe/metrics", null)).isEqualTo(200);
-            assertThat(refused(http, filePort)).as("nothing listens on the file's port").isTrue();
+            assertThat(refused(http, filePort))
+                    .as("nothing listens on the file's port")
+                    .isTrue();
         } finally {
             p.close();
         }
@@ -145,8 +184,7 @@ class ProfilesAndSettingsTest {
         }
     }
 
-    record Result(int exitCode, String output) {
-    }
+    record Result(int exitCode, String output) {}
 
     private Result run(Map<String, String> env, List<String> jvmArgs) throws Exception {
         WorkerProcess p = start(env, jvmArgs);

@@ -2,15 +2,14 @@ package io.paysync.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.WorkerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,16 +69,20 @@ class StartupFailureIT {
     private static void oneMessage(String output, String... saying) {
         assertThat(output).contains(saying);
         assertThat(output.lines().filter(l -> l.contains("ERROR") && l.contains("StartupFailure")))
-                .as(output).hasSize(1);
+                .as(output)
+                .hasSize(1);
         assertThat(output.lines().filter(l -> l.startsWith("\tat ") || l.startsWith("Caused by:")))
-                .as("no stack trace:\n" + output).isEmpty();
+                .as("no stack trace:\n" + output)
+                .isEmpty();
         assertThat(output).doesNotContain("Exception in thread");
     }
 
     @Test
     void should_say_where_the_routes_folder_is_missing() throws Exception {
         String output = refused(new HashMap<>());
-        oneMessage(output, "there is no routes/ folder in " + install.toRealPath(),
+        oneMessage(
+                output,
+                "there is no routes/ folder in " + install.toRealPath(),
                 "Start it from its installation folder");
     }
 
@@ -87,7 +90,11 @@ class StartupFailureIT {
     void should_list_every_missing_setting() throws Exception {
         withRoutes();
         String output = refused(prod());
-        oneMessage(output, "Paysync cannot start:", "paysync.db.url is not set", "PAYSYNC_DB_URL",
+        oneMessage(
+                output,
+                "Paysync cannot start:",
+                "paysync.db.url is not set",
+                "PAYSYNC_DB_URL",
                 "paysync.gateway.webhook-secret is not set");
     }
 

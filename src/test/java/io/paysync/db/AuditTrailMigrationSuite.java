@@ -2,13 +2,12 @@ package io.paysync.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
+import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.OffsetDateTime;
-
-import com.zaxxer.hikari.HikariDataSource;
-import io.paysync.support.TestDatabase;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
@@ -22,32 +21,43 @@ public abstract class AuditTrailMigrationSuite {
 
     @Test
     void should_group_old_dead_letters_as_unknown_dated_by_their_history_after_the_upgrade() throws Exception {
-        try (TestDatabase database = createDatabase(); HikariDataSource ds = new HikariDataSource()) {
+        try (TestDatabase database = createDatabase();
+                HikariDataSource ds = new HikariDataSource()) {
             ds.setJdbcUrl(database.url());
             ds.setUsername(database.username());
             ds.setPassword(database.password());
             Dialect dialect = Dialect.fromUrl(database.url());
-            Flyway.configure().dataSource(ds).locations(dialect.migrationLocation()).target("1").load().migrate();
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-                s.execute("INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, "
-                        + "payment_transaction_id, third_party_guid, created_at, sync_attempts, last_sync_error) VALUES "
-                        + "('OLD-1', 1.00, 'EUR', 'Paid', 'Failed', 'gw_old_1', NULL, CURRENT_TIMESTAMP, 10, 'gave up'), "
-                        + "('OLD-2', 1.00, 'EUR', 'Paid', 'Completed', 'gw_old_2', 'guid-2', CURRENT_TIMESTAMP, 1, NULL)");
+            Flyway.configure()
+                    .dataSource(ds)
+                    .locations(dialect.migrationLocation())
+                    .target("1")
+                    .load()
+                    .migrate();
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
+                s.execute(
+                        "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, "
+                                + "payment_transaction_id, third_party_guid, created_at, sync_attempts, last_sync_error) VALUES "
+                                + "('OLD-1', 1.00, 'EUR', 'Paid', 'Failed', 'gw_old_1', NULL, CURRENT_TIMESTAMP, 10, 'gave up'), "
+                                + "('OLD-2', 1.00, 'EUR', 'Paid', 'Completed', 'gw_old_2', 'guid-2', CURRENT_TIMESTAMP, 1, NULL)");
                 s.execute("INSERT INTO order_transitions (order_number, machine, from_status, to_status, cause, "
                         + "occurred_at) VALUES ('OLD-1', 'sync', 'Processing', 'Failed', 'claim t by w', "
-                        + (dialect == Dialect.SQLSERVER ? "CAST('2026-01-02 03:04:05 +00:00' AS DATETIMEOFFSET))"
+                        + (dialect == Dialect.SQLSERVER
+                                ? "CAST('2026-01-02 03:04:05 +00:00' AS DATETIMEOFFSET))"
                                 : "TIMESTAMP WITH TIME ZONE '2026-01-02 03:04:05+00:00')"));
             }
 
             Database.migrate(ds, dialect);
 
-            try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+            try (Connection c = ds.getConnection();
+                    Statement s = c.createStatement()) {
                 try (ResultSet rs = s.executeQuery("SELECT order_number, sync_failure_fingerprint, dead_lettered_at "
                         + "FROM orders ORDER BY order_number")) {
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getString(2)).isEqualTo("unknown");
                     assertThat(rs.getObject(3, OffsetDateTime.class).toInstant())
-                            .isEqualTo(OffsetDateTime.parse("2026-01-02T03:04:05Z").toInstant());
+                            .isEqualTo(
+                                    OffsetDateTime.parse("2026-01-02T03:04:05Z").toInstant());
                     assertThat(rs.next()).isTrue();
                     assertThat(rs.getString(2)).as("not a dead letter").isNull();
                     assertThat(rs.getObject(3)).isNull();

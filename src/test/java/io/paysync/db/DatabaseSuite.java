@@ -2,6 +2,11 @@ package io.paysync.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.HostileBodies;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Instant;
@@ -16,12 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.HostileBodies;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -66,9 +65,20 @@ public abstract class DatabaseSuite {
         assertThat(created.status()).isEqualTo(201);
         assertThat(created.contentType()).startsWith("application/json");
         JsonNode v = created.json();
-        assertThat(fieldNames(v)).containsExactly("orderNumber", "amount", "currency", "paymentStatus", "syncStatus",
-                "paymentTransactionId", "thirdPartyGuid", "createdAt", "paidAt", "syncedAt", "syncAttempts",
-                "lastSyncError");
+        assertThat(fieldNames(v))
+                .containsExactly(
+                        "orderNumber",
+                        "amount",
+                        "currency",
+                        "paymentStatus",
+                        "syncStatus",
+                        "paymentTransactionId",
+                        "thirdPartyGuid",
+                        "createdAt",
+                        "paidAt",
+                        "syncedAt",
+                        "syncAttempts",
+                        "lastSyncError");
         assertThat(v.get("orderNumber").asText()).isEqualTo("A-1001");
         assertThat(v.get("amount").asText()).isEqualTo("19.99");
         assertThat(v.get("currency").asText()).isEqualTo("EUR");
@@ -77,8 +87,8 @@ public abstract class DatabaseSuite {
         assertThat(v.get("paymentTransactionId").isNull()).isTrue();
         assertThat(v.get("paidAt").isNull()).isTrue();
         assertThat(v.get("syncAttempts").asInt()).isZero();
-        assertThat(Instant.parse(v.get("createdAt").asText())).isBetween(Instant.now().minusSeconds(60),
-                Instant.now().plusSeconds(1));
+        assertThat(Instant.parse(v.get("createdAt").asText()))
+                .isBetween(Instant.now().minusSeconds(60), Instant.now().plusSeconds(1));
 
         Response read = app.get("/api/orders/A-1001");
         assertThat(read.status()).isEqualTo(200);
@@ -88,10 +98,17 @@ public abstract class DatabaseSuite {
     @Test
     void should_accept_amount_as_number_and_keep_the_currency_minor_units() throws Exception {
         assertThat(app.postJson("/api/orders", "{\"orderNumber\":\"N-1\",\"amount\":19.9,\"currency\":\"EUR\"}")
-                .json().get("amount").asText()).isEqualTo("19.90");
+                        .json()
+                        .get("amount")
+                        .asText())
+                .isEqualTo("19.90");
         assertThat(app.postJson("/api/orders", "{\"orderNumber\":\"N-2\",\"amount\":500,\"currency\":\"JPY\"}")
-                .json().get("amount").asText()).isEqualTo("500");
-        assertThat(app.createOrder("N-3", "1.234", "BHD").json().get("amount").asText()).isEqualTo("1.234");
+                        .json()
+                        .get("amount")
+                        .asText())
+                .isEqualTo("500");
+        assertThat(app.createOrder("N-3", "1.234", "BHD").json().get("amount").asText())
+                .isEqualTo("1.234");
     }
 
     @Test
@@ -110,23 +127,35 @@ public abstract class DatabaseSuite {
     void should_treat_order_numbers_and_transaction_ids_as_case_sensitive() throws Exception {
         assertThat(app.createOrder("case-1", "1.00", "EUR").status()).isEqualTo(201);
         assertThat(app.createOrder("CASE-1", "1.00", "EUR").status()).isEqualTo(201);
-        assertThat(app.callback("case-1", "gw_case", "1.00", "EUR", null).outcome()).isEqualTo("paid");
-        assertThat(app.callback("CASE-1", "GW_CASE", "1.00", "EUR", null).outcome()).isEqualTo("paid");
-        assertThat(app.get("/api/orders/CASE-1").json().get("paymentTransactionId").asText()).isEqualTo("GW_CASE");
+        assertThat(app.callback("case-1", "gw_case", "1.00", "EUR", null).outcome())
+                .isEqualTo("paid");
+        assertThat(app.callback("CASE-1", "GW_CASE", "1.00", "EUR", null).outcome())
+                .isEqualTo("paid");
+        assertThat(app.get("/api/orders/CASE-1")
+                        .json()
+                        .get("paymentTransactionId")
+                        .asText())
+                .isEqualTo("GW_CASE");
     }
 
     @Test
     void should_refuse_malformed_orders_and_store_nothing() throws Exception {
-        String[] bodies = { "", "[]", "{}", "not json", "{\"orderNumber\":\"A-1\",\"amount\":\"10.00\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":\"10.001\",\"currency\":\"EUR\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":\"1.5\",\"currency\":\"JPY\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":\"0\",\"currency\":\"EUR\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":\"-1\",\"currency\":\"EUR\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":\"10\",\"currency\":\"QQQ\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":\"10\",\"currency\":\"eur\"}",
-                "{\"orderNumber\":\"A 1\",\"amount\":\"10\",\"currency\":\"EUR\"}",
-                "{\"orderNumber\":12,\"amount\":\"10\",\"currency\":\"EUR\"}",
-                "{\"orderNumber\":\"A-1\",\"amount\":true,\"currency\":\"EUR\"}" };
+        String[] bodies = {
+            "",
+            "[]",
+            "{}",
+            "not json",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"10.00\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"10.001\",\"currency\":\"EUR\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"1.5\",\"currency\":\"JPY\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"0\",\"currency\":\"EUR\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"-1\",\"currency\":\"EUR\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"10\",\"currency\":\"QQQ\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":\"10\",\"currency\":\"eur\"}",
+            "{\"orderNumber\":\"A 1\",\"amount\":\"10\",\"currency\":\"EUR\"}",
+            "{\"orderNumber\":12,\"amount\":\"10\",\"currency\":\"EUR\"}",
+            "{\"orderNumber\":\"A-1\",\"amount\":true,\"currency\":\"EUR\"}"
+        };
         for (String body : bodies) {
             Response r = app.postJson("/api/orders", body);
             assertThat(r.status()).as(body).isEqualTo(400);
@@ -138,7 +167,9 @@ public abstract class DatabaseSuite {
 
     @Test
     void should_refuse_an_order_that_is_not_json_typed() throws Exception {
-        Response r = app.post("/api/orders", "text/plain",
+        Response r = app.post(
+                "/api/orders",
+                "text/plain",
                 "{\"orderNumber\":\"A-1\",\"amount\":\"1\",\"currency\":\"EUR\"}".getBytes(StandardCharsets.UTF_8));
         assertThat(r.status()).isEqualTo(415);
         assertThat(r.error()).isEqualTo("unsupported-media-type");
@@ -165,11 +196,12 @@ public abstract class DatabaseSuite {
         JsonNode order = app.get("/api/orders/A-1").json();
         assertThat(order.get("paymentStatus").asText()).isEqualTo("Paid");
         assertThat(order.get("paymentTransactionId").asText()).isEqualTo("gw_1");
-        assertThat(Instant.parse(order.get("paidAt").asText())).isAfterOrEqualTo(
-                Instant.parse(order.get("createdAt").asText()));
+        assertThat(Instant.parse(order.get("paidAt").asText()))
+                .isAfterOrEqualTo(Instant.parse(order.get("createdAt").asText()));
         assertThat(order.get("syncStatus").asText()).isEqualTo("Pending");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND machine = 'payment'"
-                + " AND from_status = 'Pending' AND to_status = 'Paid' AND cause LIKE 'callback msg_%'")).isEqualTo(1);
+                        + " AND from_status = 'Pending' AND to_status = 'Paid' AND cause LIKE 'callback msg_%'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -213,7 +245,8 @@ public abstract class DatabaseSuite {
         JsonNode order = app.get("/api/orders/A-1").json();
         assertThat(order.get("paymentStatus").asText()).isEqualTo("Failed");
         assertThat(order.get("paymentTransactionId").isNull()).isTrue();
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND to_status = 'Failed'"))
+        assertThat(app.count(
+                        "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND to_status = 'Failed'"))
                 .isEqualTo(1);
     }
 
@@ -233,7 +266,8 @@ public abstract class DatabaseSuite {
             assertThat(r.outcome()).as(order).isEqualTo("ignored");
         }
         assertThat(app.snapshot()).isEqualTo(before);
-        assertThat(app.get("/api/orders/PAID-1").json().get("paymentStatus").asText()).isEqualTo("Paid");
+        assertThat(app.get("/api/orders/PAID-1").json().get("paymentStatus").asText())
+                .isEqualTo("Paid");
     }
 
     // ----- Callback: refusals -----
@@ -253,10 +287,10 @@ public abstract class DatabaseSuite {
         // Well past the 300 s window: a second or two may pass before the server checks, bringing +301 inside it.
         headerSets.add(PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now + 360));
         String[] good = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now);
-        headerSets.add(new String[] { good[0], good[1], good[2], good[3] });
-        headerSets.add(new String[] { good[0], good[1], good[2], good[3], good[4], "v1,AAAA" });
-        headerSets.add(new String[] { good[0], "msg_other", good[2], good[3], good[4], good[5] });
-        headerSets.add(new String[] { good[0], good[1], good[2], String.valueOf(now + 1), good[4], good[5] });
+        headerSets.add(new String[] {good[0], good[1], good[2], good[3]});
+        headerSets.add(new String[] {good[0], good[1], good[2], good[3], good[4], "v1,AAAA"});
+        headerSets.add(new String[] {good[0], "msg_other", good[2], good[3], good[4], good[5]});
+        headerSets.add(new String[] {good[0], good[1], good[2], String.valueOf(now + 1), good[4], good[5]});
         for (String[] headers : headerSets) {
             Response r = app.post("/api/payments/callback", "application/json", body, headers);
             assertThat(r.status()).as(String.join(" ", headers)).isEqualTo(401);
@@ -267,8 +301,10 @@ public abstract class DatabaseSuite {
         // Refused, yet each is in the callbacks audit log with why and its answer; of the body, which anyone could
         // have sent, only its size and hash; no signature value.
         List<Map<String, Object>> logged = app.callbacks();
-        assertThat(logged).extracting(c -> c.get("signature")).containsExactly("missing", "invalid", "expired",
-                "expired", "missing", "invalid", "invalid", "invalid");
+        assertThat(logged)
+                .extracting(c -> c.get("signature"))
+                .containsExactly(
+                        "missing", "invalid", "expired", "expired", "missing", "invalid", "invalid", "invalid");
         assertThat(logged).allSatisfy(c -> {
             assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(401);
             assertThat(c.get("outcome")).isEqualTo("invalid-signature");
@@ -283,9 +319,12 @@ public abstract class DatabaseSuite {
             for (int i = 0; i + 1 < headers.length; i += 2) {
                 if (headers[i].equals("webhook-signature")) {
                     String signature = headers[i + 1];
-                    assertThat(logged).as("signature values are never stored")
-                            .allSatisfy(c -> assertThat(c.values()).noneMatch(v -> v != null
-                                    && !(v instanceof byte[]) && v.toString().contains(signature)));
+                    assertThat(logged)
+                            .as("signature values are never stored")
+                            .allSatisfy(c -> assertThat(c.values())
+                                    .noneMatch(v -> v != null
+                                            && !(v instanceof byte[])
+                                            && v.toString().contains(signature)));
                 }
             }
         }
@@ -294,10 +333,15 @@ public abstract class DatabaseSuite {
     @Test
     void should_accept_a_callback_signed_with_the_previous_secret_during_rotation() throws Exception {
         app.createOrder("A-1", "19.99", "EUR");
-        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null).getBytes(StandardCharsets.UTF_8);
+        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null)
+                .getBytes(StandardCharsets.UTF_8);
 
-        Response r = app.post("/api/payments/callback", "application/json", body,
-                PaysyncInstance.signatureHeaders(body, PaysyncInstance.OLD_SECRET, Instant.now().getEpochSecond()));
+        Response r = app.post(
+                "/api/payments/callback",
+                "application/json",
+                body,
+                PaysyncInstance.signatureHeaders(
+                        body, PaysyncInstance.OLD_SECRET, Instant.now().getEpochSecond()));
 
         assertThat(r.outcome()).isEqualTo("paid");
     }
@@ -308,12 +352,13 @@ public abstract class DatabaseSuite {
         var before = app.snapshot();
         String json = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", "succeeded");
         byte[] signed = json.getBytes(StandardCharsets.UTF_8);
-        String[] headers = PaysyncInstance.signatureHeaders(signed, PaysyncInstance.SECRET,
-                Instant.now().getEpochSecond());
+        String[] headers = PaysyncInstance.signatureHeaders(
+                signed, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
 
         byte[] oneByte = signed.clone();
         oneByte[oneByte.length - 3] = (byte) 'x';
-        byte[] reserialised = PaysyncInstance.JSON.writerWithDefaultPrettyPrinter()
+        byte[] reserialised = PaysyncInstance.JSON
+                .writerWithDefaultPrettyPrinter()
                 .writeValueAsBytes(PaysyncInstance.JSON.readTree(signed));
         for (byte[] body : List.of(oneByte, reserialised)) {
             Response r = app.post("/api/payments/callback", "application/json", body, headers);
@@ -326,7 +371,9 @@ public abstract class DatabaseSuite {
     void should_refuse_a_malformed_callback_with_400() throws Exception {
         app.createOrder("A-1", "19.99", "EUR");
         var before = app.snapshot();
-        for (String body : List.of("not json", "{\"orderNumber\":\"A-1\"}",
+        for (String body : List.of(
+                "not json",
+                "{\"orderNumber\":\"A-1\"}",
                 "{\"orderNumber\":\"A-1\",\"transactionId\":7,\"amount\":\"19.99\",\"currency\":\"EUR\"}",
                 PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", "maybe"))) {
             Response r = app.callback(body);
@@ -342,7 +389,8 @@ public abstract class DatabaseSuite {
             assertThat(c.get("webhook_id").toString()).startsWith("msg_");
         });
         assertThat(logged).extracting(c -> c.get("order_number")).containsExactly(null, "A-1", "A-1", "A-1");
-        assertThat(new String((byte[]) logged.get(0).get("body"), StandardCharsets.UTF_8)).isEqualTo("not json");
+        assertThat(new String((byte[]) logged.get(0).get("body"), StandardCharsets.UTF_8))
+                .isEqualTo("not json");
     }
 
     @Test
@@ -356,19 +404,26 @@ public abstract class DatabaseSuite {
         assertThat(r.status()).isEqualTo(413);
         assertThat(r.error()).isEqualTo("payload-too-large");
         Map<String, Object> logged = app.callbacks().get(0);
-        assertThat(logged.get("signature")).as("refused before the signature check").isEqualTo("not-checked");
+        assertThat(logged.get("signature"))
+                .as("refused before the signature check")
+                .isEqualTo("not-checked");
         assertThat(((Number) logged.get("http_status")).intValue()).isEqualTo(413);
         assertThat(logged.get("outcome")).isEqualTo("payload-too-large");
-        assertThat(logged.get("body")).as("over the limit: only its size and hash are kept").isNull();
+        assertThat(logged.get("body"))
+                .as("over the limit: only its size and hash are kept")
+                .isNull();
         assertThat(((Number) logged.get("body_size")).intValue()).isEqualTo(body.length);
         assertThat(logged.get("body_sha256").toString().trim()).isEqualTo(sha256(body));
 
         byte[] exactly = new byte[64 * 1024];
         java.util.Arrays.fill(exactly, (byte) ' ');
-        byte[] json = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null).getBytes(StandardCharsets.UTF_8);
+        byte[] json = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null)
+                .getBytes(StandardCharsets.UTF_8);
         System.arraycopy(json, 0, exactly, 0, json.length);
         assertThat(app.snapshot()).isEqualTo(before);
-        assertThat(app.callback(exactly).outcome()).as("a body of exactly 64 KiB is accepted").isEqualTo("paid");
+        assertThat(app.callback(exactly).outcome())
+                .as("a body of exactly 64 KiB is accepted")
+                .isEqualTo("paid");
     }
 
     @Test
@@ -389,9 +444,11 @@ public abstract class DatabaseSuite {
     void should_refuse_a_callback_that_is_not_json_typed_with_415() throws Exception {
         app.createOrder("A-1", "19.99", "EUR");
         var before = app.snapshot();
-        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null).getBytes(StandardCharsets.UTF_8);
-        String[] headers = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
-        for (String type : new String[] { null, "text/plain", "application/x-www-form-urlencoded", "application/xml" }) {
+        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null)
+                .getBytes(StandardCharsets.UTF_8);
+        String[] headers = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        for (String type : new String[] {null, "text/plain", "application/x-www-form-urlencoded", "application/xml"}) {
             Response r = app.post("/api/payments/callback", type, body, headers);
             assertThat(r.status()).as(String.valueOf(type)).isEqualTo(415);
             assertThat(r.error()).isEqualTo("unsupported-media-type");
@@ -402,9 +459,11 @@ public abstract class DatabaseSuite {
             assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(415);
             assertThat(c.get("outcome")).isEqualTo("unsupported-media-type");
         });
-        assertThat(app.callbacks()).extracting(c -> c.get("content_type")).containsExactly(null, "text/plain",
-                "application/x-www-form-urlencoded", "application/xml");
-        assertThat(app.post("/api/payments/callback", "application/json; charset=utf-8", body, headers).outcome())
+        assertThat(app.callbacks())
+                .extracting(c -> c.get("content_type"))
+                .containsExactly(null, "text/plain", "application/x-www-form-urlencoded", "application/xml");
+        assertThat(app.post("/api/payments/callback", "application/json; charset=utf-8", body, headers)
+                        .outcome())
                 .isEqualTo("paid");
     }
 
@@ -415,7 +474,9 @@ public abstract class DatabaseSuite {
         assertThat(r.error()).isEqualTo("unknown-order");
         assertThat(app.snapshot().values()).allMatch(List::isEmpty);
         assertThat(app.callbacks()).singleElement().satisfies(c -> {
-            assertThat(c.get("order_number")).as("filed under the order it named").isEqualTo("NOPE-1");
+            assertThat(c.get("order_number"))
+                    .as("filed under the order it named")
+                    .isEqualTo("NOPE-1");
             assertThat(c.get("signature")).isEqualTo("valid");
             assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(404);
             assertThat(c.get("outcome")).isEqualTo("unknown-order");
@@ -438,7 +499,8 @@ public abstract class DatabaseSuite {
         assertThat(app.snapshot().get("orders")).isEqualTo(orderBefore);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions")).isZero();
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'amount-mismatch' AND order_number = 'A-1'"
-                + " AND transaction_id = 'gw_1'")).isEqualTo(3);
+                        + " AND transaction_id = 'gw_1'"))
+                .isEqualTo(3);
     }
 
     @Test
@@ -462,8 +524,13 @@ public abstract class DatabaseSuite {
         }
         assertThat(app.snapshot().get("orders")).isEqualTo(ordersBefore);
         assertThat(app.snapshot().get("order_transitions")).isEqualTo(historyBefore);
-        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending'")).isEqualTo(3);
-        assertThat(app.get("/api/orders/PAID-1").json().get("paymentTransactionId").asText()).isEqualTo("gw_first");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending'"))
+                .isEqualTo(3);
+        assertThat(app.get("/api/orders/PAID-1")
+                        .json()
+                        .get("paymentTransactionId")
+                        .asText())
+                .isEqualTo("gw_first");
     }
 
     @Test
@@ -478,9 +545,11 @@ public abstract class DatabaseSuite {
         assertThat(r.status()).isEqualTo(409);
         assertThat(r.error()).isEqualTo("transaction-conflict");
         assertThat(app.snapshot().get("orders")).isEqualTo(ordersBefore);
-        assertThat(app.get("/api/orders/A-2").json().get("paymentStatus").asText()).isEqualTo("Pending");
+        assertThat(app.get("/api/orders/A-2").json().get("paymentStatus").asText())
+                .isEqualTo("Pending");
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'transaction-conflict'"
-                + " AND order_number = 'A-2' AND transaction_id = 'gw_1'")).isEqualTo(1);
+                        + " AND order_number = 'A-2' AND transaction_id = 'gw_1'"))
+                .isEqualTo(1);
     }
 
     // ----- The unique index on its own -----
@@ -490,7 +559,8 @@ public abstract class DatabaseSuite {
         for (int i = 0; i < 50; i++) {
             assertThat(app.createOrder("MANY-" + i, "1.00", "EUR").status()).isEqualTo(201);
         }
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id IS NULL")).isEqualTo(50);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id IS NULL"))
+                .isEqualTo(50);
     }
 
     @Test
@@ -500,9 +570,10 @@ public abstract class DatabaseSuite {
         app.execute("UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-1'");
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute(
-                "UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-2'"))
+                        "UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-2'"))
                 .isInstanceOf(java.sql.SQLException.class);
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id = 'gw_direct'")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id = 'gw_direct'"))
+                .isEqualTo(1);
     }
 
     // ----- Races -----
@@ -517,7 +588,8 @@ public abstract class DatabaseSuite {
         Map<String, Long> outcomes = answers.stream()
                 .collect(Collectors.groupingBy(r -> r.status() + " " + r.outcome(), Collectors.counting()));
         assertThat(outcomes).isEqualTo(Map.of("200 paid", 1L, "200 already-paid", 19L));
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'RACE-1'")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'RACE-1'"))
+                .isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
     }
 
@@ -526,16 +598,18 @@ public abstract class DatabaseSuite {
         for (int round = 0; round < 10; round++) {
             String order = "TWO-TXN-" + round;
             app.createOrder(order, "5.00", "EUR");
-            List<Response> answers = concurrently(2,
-                    i -> app.callback(order, "gw_" + order + "_" + i, "5.00", "EUR", "succeeded"));
+            List<Response> answers =
+                    concurrently(2, i -> app.callback(order, "gw_" + order + "_" + i, "5.00", "EUR", "succeeded"));
 
             assertThat(answers).extracting(Response::status).containsExactlyInAnyOrder(200, 409);
-            Response loser = answers.stream().filter(r -> r.status() == 409).findFirst().orElseThrow();
+            Response loser =
+                    answers.stream().filter(r -> r.status() == 409).findFirst().orElseThrow();
             assertThat(loser.error()).isEqualTo("order-not-pending");
             assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order + "'"))
                     .isEqualTo(1);
         }
-        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending'")).isEqualTo(10);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending'"))
+                .isEqualTo(10);
     }
 
     @Test
@@ -545,16 +619,21 @@ public abstract class DatabaseSuite {
             app.createOrder("X-" + round + "-0", "5.00", "EUR");
             app.createOrder("X-" + round + "-1", "5.00", "EUR");
             final int r0 = round;
-            List<Response> answers = concurrently(2,
-                    i -> app.callback("X-" + r0 + "-" + i, txn, "5.00", "EUR", "succeeded"));
+            List<Response> answers =
+                    concurrently(2, i -> app.callback("X-" + r0 + "-" + i, txn, "5.00", "EUR", "succeeded"));
 
             assertThat(answers).extracting(Response::status).containsExactlyInAnyOrder(200, 409);
-            assertThat(answers.stream().filter(r -> r.status() == 409).findFirst().orElseThrow().error())
+            assertThat(answers.stream()
+                            .filter(r -> r.status() == 409)
+                            .findFirst()
+                            .orElseThrow()
+                            .error())
                     .isEqualTo("transaction-conflict");
             assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id = '" + txn + "'"))
                     .isEqualTo(1);
             assertThat(app.count("SELECT COUNT(*) FROM orders WHERE order_number LIKE 'X-" + round
-                    + "-%' AND payment_status = 'Paid'")).isEqualTo(1);
+                            + "-%' AND payment_status = 'Paid'"))
+                    .isEqualTo(1);
         }
     }
 
@@ -576,16 +655,23 @@ public abstract class DatabaseSuite {
                 wrong.add(c.name() + " -> " + r);
             }
         }
-        assertThat(wrong).as("cases answered other than 400/404 with an error body").isEmpty();
+        assertThat(wrong)
+                .as("cases answered other than 400/404 with an error body")
+                .isEmpty();
         assertThat(app.snapshot()).isEqualTo(before);
         List<Map<String, Object>> logged = app.callbacks();
-        assertThat(logged).as("every hostile body is in the audit log: as received once its signature verified, "
-                + "else as its hash").hasSize(cases.size());
+        assertThat(logged)
+                .as("every hostile body is in the audit log: as received once its signature verified, "
+                        + "else as its hash")
+                .hasSize(cases.size());
         for (int i = 0; i < cases.size(); i++) {
             byte[] sent = bytes(cases.get(i).body());
             Map<String, Object> c = logged.get(i);
-            assertThat(c.get("body_sha256").toString().trim()).as(cases.get(i).name()).isEqualTo(sha256(sent));
-            assertThat((byte[]) c.get("body")).as(cases.get(i).name())
+            assertThat(c.get("body_sha256").toString().trim())
+                    .as(cases.get(i).name())
+                    .isEqualTo(sha256(sent));
+            assertThat((byte[]) c.get("body"))
+                    .as(cases.get(i).name())
                     .isEqualTo("valid".equals(c.get("signature")) ? sent : null);
         }
     }
@@ -595,11 +681,15 @@ public abstract class DatabaseSuite {
     @Test
     void should_require_the_bearer_token_for_the_operator_api() throws Exception {
         for (String path : List.of("/api/admin/stats", "/api/admin/anomalies")) {
-            for (String[] headers : List.of(new String[0], new String[] { "Authorization", "Bearer wrong" },
-                    new String[] { "Authorization", "Basic " + PaysyncInstance.ADMIN_TOKEN },
-                    new String[] { "Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN + "x" })) {
+            for (String[] headers : List.of(
+                    new String[0],
+                    new String[] {"Authorization", "Bearer wrong"},
+                    new String[] {"Authorization", "Basic " + PaysyncInstance.ADMIN_TOKEN},
+                    new String[] {"Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN + "x"})) {
                 Response r = app.get(path, headers);
-                assertThat(r.status()).as(path + " " + String.join(" ", headers)).isEqualTo(401);
+                assertThat(r.status())
+                        .as(path + " " + String.join(" ", headers))
+                        .isEqualTo(401);
                 assertThat(r.error()).isEqualTo("unauthorized");
             }
             assertThat(app.get(path, app.admin()).status()).isEqualTo(200);
@@ -612,9 +702,11 @@ public abstract class DatabaseSuite {
         app.createOrder("A-1", "19.99", "EUR");
         java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
         for (String path : List.of("/api/orders/A-1", "/api/orders/NOPE", "/api/admin/stats")) {
-            java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
-                    java.net.URI.create(app.baseUrl() + path)).header("Authorization", "Bearer "
-                            + PaysyncInstance.ADMIN_TOKEN).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+            java.net.http.HttpResponse<String> r = http.send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.baseUrl() + path))
+                            .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
+                            .build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
             assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("no-store");
         }
     }
@@ -631,8 +723,7 @@ public abstract class DatabaseSuite {
 
         JsonNode stats = app.get("/api/admin/stats", app.admin()).json();
 
-        assertThat(stats.get("payment").toString())
-                .isEqualTo("{\"Pending\":2,\"Paid\":1,\"Failed\":1,\"Expired\":0}");
+        assertThat(stats.get("payment").toString()).isEqualTo("{\"Pending\":2,\"Paid\":1,\"Failed\":1,\"Expired\":0}");
         assertThat(stats.get("sync").toString())
                 .isEqualTo("{\"Pending\":4,\"Processing\":0,\"Completed\":0,\"Failed\":0}");
         assertThat(stats.get("anomalies").asLong()).isEqualTo(1);
@@ -640,8 +731,12 @@ public abstract class DatabaseSuite {
 
     @Test
     void should_report_how_long_the_oldest_paid_but_unsynced_order_has_waited_in_stats() throws Exception {
-        assertThat(app.get("/api/admin/stats", app.admin()).json().get("oldestUnsyncedPaidSeconds").isNull())
-                .as("no order at all").isTrue();
+        assertThat(app.get("/api/admin/stats", app.admin())
+                        .json()
+                        .get("oldestUnsyncedPaidSeconds")
+                        .isNull())
+                .as("no order at all")
+                .isTrue();
         Instant now = Instant.now();
         app.createOrder("OU-1", "1.00", "EUR");
         insertPaid("OU-2", "Completed", now.minusSeconds(5 * 3600));
@@ -653,27 +748,35 @@ public abstract class DatabaseSuite {
         assertThat(oldestUnsyncedPaidSeconds()).isBetween(2 * 3600L, 2 * 3600L + 300);
 
         assertThat(app.postJson("/api/admin/orders/OU-3/resolve", "{\"thirdPartyGuid\":\"found-3\"}", app.admin())
-                .status()).isEqualTo(200);
+                        .status())
+                .isEqualTo(200);
         assertThat(oldestUnsyncedPaidSeconds()).isBetween(3600L, 3600L + 300);
 
         app.execute("UPDATE orders SET sync_status = 'Completed', third_party_guid = 'g' WHERE order_number IN "
                 + "('OU-4', 'OU-5')");
-        assertThat(app.get("/api/admin/stats", app.admin()).json().get("oldestUnsyncedPaidSeconds").isNull())
-                .as("every Paid order synced").isTrue();
+        assertThat(app.get("/api/admin/stats", app.admin())
+                        .json()
+                        .get("oldestUnsyncedPaidSeconds")
+                        .isNull())
+                .as("every Paid order synced")
+                .isTrue();
     }
 
     private long oldestUnsyncedPaidSeconds() throws Exception {
         JsonNode age = app.get("/api/admin/stats", app.admin()).json().get("oldestUnsyncedPaidSeconds");
-        assertThat(age.isIntegralNumber()).as("oldestUnsyncedPaidSeconds " + age).isTrue();
+        assertThat(age.isIntegralNumber())
+                .as("oldestUnsyncedPaidSeconds " + age)
+                .isTrue();
         return age.asLong();
     }
 
     /** An order that was paid at the given time and is now in the given sync state. */
     private void insertPaid(String orderNumber, String syncStatus, Instant paidAt) throws Exception {
-        try (java.sql.Connection c = app.database().connect(); java.sql.PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
-                        + "payment_transaction_id, third_party_guid, created_at, paid_at) "
-                        + "VALUES (?, 1.00, 'EUR', 'Paid', ?, 0, ?, ?, ?, ?)")) {
+        try (java.sql.Connection c = app.database().connect();
+                java.sql.PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
+                                + "payment_transaction_id, third_party_guid, created_at, paid_at) "
+                                + "VALUES (?, 1.00, 'EUR', 'Paid', ?, 0, ?, ?, ?, ?)")) {
             java.time.OffsetDateTime paid = paidAt.atOffset(java.time.ZoneOffset.UTC);
             ps.setString(1, orderNumber);
             ps.setString(2, syncStatus);
@@ -702,7 +805,8 @@ public abstract class DatabaseSuite {
         assertThat(list.get(0).get("orderNumber").asText()).isEqualTo("AN-1");
         assertThat(list.get(0).get("webhookId").asText()).startsWith("msg_");
         assertThat(app.get("/api/admin/anomalies?limit=1", app.admin()).json()).hasSize(1);
-        assertThat(app.get("/api/admin/anomalies?limit=0", app.admin()).status()).isEqualTo(400);
+        assertThat(app.get("/api/admin/anomalies?limit=0", app.admin()).status())
+                .isEqualTo(400);
     }
 
     // ----- Audit trail -----
@@ -719,18 +823,22 @@ public abstract class DatabaseSuite {
         try {
             Response refused = app.callback("LOGFAIL-1", "gw_lf", "19.99", "EUR", "succeeded");
             assertThat(refused.status()).isEqualTo(500);
-            assertThat(app.snapshot()).as("the transition and its history row rolled back with the log row")
+            assertThat(app.snapshot())
+                    .as("the transition and its history row rolled back with the log row")
                     .isEqualTo(before);
         } finally {
             app.execute("ALTER TABLE callbacks DROP CONSTRAINT ck_test_refuse_log");
         }
 
-        assertThat(app.callback("LOGFAIL-1", "gw_lf", "19.99", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        assertThat(app.callback("LOGFAIL-1", "gw_lf", "19.99", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
         assertThat(app.callbacks()).singleElement().satisfies(c -> {
             assertThat(c.get("outcome")).isEqualTo("paid");
             assertThat(((Number) c.get("http_status")).intValue()).isEqualTo(200);
         });
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LOGFAIL-1'")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LOGFAIL-1'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -738,16 +846,23 @@ public abstract class DatabaseSuite {
         app.createOrder("LOG-1", "19.99", "EUR");
         byte[] body = PaysyncInstance.callbackBody("LOG-1", "gw_log", "19.99", "EUR", "succeeded")
                 .getBytes(StandardCharsets.UTF_8);
-        String[] headers = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        String[] headers = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
 
-        assertThat(app.post("/api/payments/callback", "application/json", body, headers).outcome()).isEqualTo("paid");
-        assertThat(app.post("/api/payments/callback", "application/json", body, headers).outcome())
+        assertThat(app.post("/api/payments/callback", "application/json", body, headers)
+                        .outcome())
+                .isEqualTo("paid");
+        assertThat(app.post("/api/payments/callback", "application/json", body, headers)
+                        .outcome())
                 .isEqualTo("already-paid");
-        assertThat(app.callback("LOG-1", "gw_log", "1.00", "EUR", "succeeded").status()).isEqualTo(422);
+        assertThat(app.callback("LOG-1", "gw_log", "1.00", "EUR", "succeeded").status())
+                .isEqualTo(422);
 
         List<Map<String, Object>> logged = app.callbacks();
         assertThat(logged).extracting(c -> c.get("outcome")).containsExactly("paid", "already-paid", "amount-mismatch");
-        assertThat(logged).extracting(c -> ((Number) c.get("http_status")).intValue()).containsExactly(200, 200, 422);
+        assertThat(logged)
+                .extracting(c -> ((Number) c.get("http_status")).intValue())
+                .containsExactly(200, 200, 422);
         assertThat(logged).extracting(c -> c.get("signature")).containsOnly("valid");
         assertThat(logged).extracting(c -> c.get("order_number")).containsOnly("LOG-1");
         assertThat(logged.get(0).get("webhook_id")).isEqualTo(headers[1]);
@@ -755,7 +870,8 @@ public abstract class DatabaseSuite {
         assertThat(logged.get(0).get("content_type")).isEqualTo("application/json");
         // The transition names the callback that made it, in its own column.
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LOG-1' AND actor = 'gateway'"
-                + " AND webhook_id = '" + headers[1] + "' AND to_status = 'Paid'")).isEqualTo(1);
+                        + " AND webhook_id = '" + headers[1] + "' AND to_status = 'Paid'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -764,16 +880,27 @@ public abstract class DatabaseSuite {
         app.createOrder("HIST-2", "19.99", "EUR");
         byte[] body = PaysyncInstance.callbackBody("HIST-1", "gw_hist", "19.99", "EUR", "succeeded")
                 .getBytes(StandardCharsets.UTF_8);
-        String[] signed = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
-        assertThat(app.post("/api/payments/callback", "application/json", body,
-                PaysyncInstance.signatureHeaders(body, PaysyncInstance.UNKNOWN_SECRET, Instant.now().getEpochSecond()))
-                .status()).isEqualTo(401);
-        assertThat(app.post("/api/payments/callback", "application/json", body, signed).outcome()).isEqualTo("paid");
+        String[] signed = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        assertThat(app.post(
+                                "/api/payments/callback",
+                                "application/json",
+                                body,
+                                PaysyncInstance.signatureHeaders(
+                                        body,
+                                        PaysyncInstance.UNKNOWN_SECRET,
+                                        Instant.now().getEpochSecond()))
+                        .status())
+                .isEqualTo(401);
+        assertThat(app.post("/api/payments/callback", "application/json", body, signed)
+                        .outcome())
+                .isEqualTo("paid");
         app.callback("HIST-2", "gw_other", "19.99", "EUR", "failed");
         // An operator resolves HIST-1's sync by hand after a dead letter (set up directly: no worker runs here).
         app.execute("UPDATE orders SET sync_status = 'Failed' WHERE order_number = 'HIST-1'");
         assertThat(app.postJson("/api/admin/orders/HIST-1/resolve", "{\"thirdPartyGuid\":\"by-hand-1\"}", app.admin())
-                .status()).isEqualTo(200);
+                        .status())
+                .isEqualTo(200);
 
         Response r = app.get("/api/admin/orders/HIST-1/history", app.admin());
 
@@ -783,22 +910,36 @@ public abstract class DatabaseSuite {
         JsonNode transitions = history.get("transitions");
         assertThat(transitions).hasSize(2);
         JsonNode paid = transitions.get(0);
-        assertThat(fieldNames(paid)).containsExactly("at", "machine", "from", "to", "actor", "cause", "webhookId",
-                "claimToken", "workerId", "error", "fingerprint", "detail");
+        assertThat(fieldNames(paid))
+                .containsExactly(
+                        "at",
+                        "machine",
+                        "from",
+                        "to",
+                        "actor",
+                        "cause",
+                        "webhookId",
+                        "claimToken",
+                        "workerId",
+                        "error",
+                        "fingerprint",
+                        "detail");
         assertThat(paid.get("machine").asText()).isEqualTo("payment");
         assertThat(paid.get("from").asText()).isEqualTo("Pending");
         assertThat(paid.get("to").asText()).isEqualTo("Paid");
         assertThat(paid.get("actor").asText()).isEqualTo("gateway");
         assertThat(paid.get("webhookId").asText()).isEqualTo(signed[1]);
         assertThat(paid.get("claimToken").isNull()).isTrue();
-        assertThat(Instant.parse(paid.get("at").asText())).isBetween(Instant.now().minusSeconds(60), Instant.now());
+        assertThat(Instant.parse(paid.get("at").asText()))
+                .isBetween(Instant.now().minusSeconds(60), Instant.now());
         JsonNode resolved = transitions.get(1);
         assertThat(resolved.get("machine").asText()).isEqualTo("sync");
         assertThat(resolved.get("from").asText()).isEqualTo("Failed");
         assertThat(resolved.get("to").asText()).isEqualTo("Completed");
         assertThat(resolved.get("actor").asText()).isEqualTo("operator");
         assertThat(resolved.get("detail").asText()).contains("by-hand-1");
-        assertThat(Instant.parse(resolved.get("at").asText())).isAfterOrEqualTo(Instant.parse(paid.get("at").asText()));
+        assertThat(Instant.parse(resolved.get("at").asText()))
+                .isAfterOrEqualTo(Instant.parse(paid.get("at").asText()));
 
         JsonNode callbacks = history.get("callbacks");
         assertThat(callbacks).as("HIST-2's callback is not HIST-1's").hasSize(2);
@@ -816,16 +957,19 @@ public abstract class DatabaseSuite {
     @Test
     void should_require_the_bearer_token_for_the_history_and_the_dead_letter_groups() throws Exception {
         app.createOrder("AUTH-1", "1.00", "EUR");
-        for (String[] headers : List.of(new String[0], new String[] { "Authorization", "Bearer wrong" })) {
-            for (Response r : List.of(app.get("/api/admin/orders/AUTH-1/history", headers),
+        for (String[] headers : List.of(new String[0], new String[] {"Authorization", "Bearer wrong"})) {
+            for (Response r : List.of(
+                    app.get("/api/admin/orders/AUTH-1/history", headers),
                     app.get("/api/admin/dead-letters/groups", headers),
                     app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], headers))) {
                 assertThat(r.status()).as(r.toString()).isEqualTo(401);
                 assertThat(r.error()).isEqualTo("unauthorized");
             }
         }
-        assertThat(app.get("/api/admin/orders/AUTH-1/history", app.admin()).status()).isEqualTo(200);
-        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json()).isEmpty();
+        assertThat(app.get("/api/admin/orders/AUTH-1/history", app.admin()).status())
+                .isEqualTo(200);
+        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json())
+                .isEmpty();
     }
 
     @Test
@@ -876,30 +1020,42 @@ public abstract class DatabaseSuite {
         assertThat(fieldNames(first)).containsExactly("fingerprint", "count", "oldestFailedAt", "example");
         assertThat(first.get("fingerprint").asText()).isEqualTo("http-500");
         assertThat(first.get("count").asInt()).isEqualTo(2);
-        assertThat(Instant.parse(first.get("oldestFailedAt").asText())).isEqualTo(Instant.parse("2026-01-01T09:00:00Z"));
-        assertThat(first.get("example").get("orderNumber").asText()).as("the oldest").isEqualTo("DL-2");
+        assertThat(Instant.parse(first.get("oldestFailedAt").asText()))
+                .isEqualTo(Instant.parse("2026-01-01T09:00:00Z"));
+        assertThat(first.get("example").get("orderNumber").asText())
+                .as("the oldest")
+                .isEqualTo("DL-2");
         assertThat(first.get("example").get("lastSyncError").asText()).isEqualTo("gave up: DL-2");
         assertThat(groups.get(1).get("fingerprint").asText()).isEqualTo("http-400");
-        assertThat(groups.get(2).get("fingerprint").asText()).as("written before fingerprints").isEqualTo("unknown");
+        assertThat(groups.get(2).get("fingerprint").asText())
+                .as("written before fingerprints")
+                .isEqualTo("unknown");
         assertThat(groups.get(2).get("oldestFailedAt").isNull()).isTrue();
 
         Response retried = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
 
         assertThat(retried.status()).isEqualTo(202);
         assertThat(retried.json().get("retried").asInt()).isEqualTo(2);
-        assertThat(retried.json().get("orderNumbers")).extracting(JsonNode::asText).containsExactly("DL-1", "DL-2");
+        assertThat(retried.json().get("orderNumbers"))
+                .extracting(JsonNode::asText)
+                .containsExactly("DL-1", "DL-2");
         for (String order : List.of("DL-1", "DL-2")) {
             assertThat(app.column(order, "sync_status")).isEqualTo("Pending");
             assertThat(app.column(order, "sync_attempts")).isEqualTo("0");
             assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order
-                    + "' AND from_status = 'Failed' AND to_status = 'Pending' AND actor = 'operator'"
-                    + " AND cause = 'operator retry-group http-500'")).isEqualTo(1);
+                            + "' AND from_status = 'Failed' AND to_status = 'Pending' AND actor = 'operator'"
+                            + " AND cause = 'operator retry-group http-500'"))
+                    .isEqualTo(1);
         }
         assertThat(app.column("DL-3", "sync_status")).isEqualTo("Failed");
         assertThat(app.post("/api/admin/dead-letters/groups/unknown/retry", null, new byte[0], app.admin())
-                .json().get("orderNumbers")).extracting(JsonNode::asText).containsExactly("DL-4");
-        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json()).extracting(g -> g.get("fingerprint")
-                .asText()).containsExactly("http-400");
+                        .json()
+                        .get("orderNumbers"))
+                .extracting(JsonNode::asText)
+                .containsExactly("DL-4");
+        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json())
+                .extracting(g -> g.get("fingerprint").asText())
+                .containsExactly("http-400");
     }
 
     @Test
@@ -909,36 +1065,54 @@ public abstract class DatabaseSuite {
         app.createOrder("CL-PAID", "5.00", "EUR");
         app.callback("CL-PAID", "gw_cl", "5.00", "EUR", "succeeded");
 
-        Response failed = app.postJson("/api/admin/orders/CL-1/close",
-                "{\"paymentStatus\":\"Failed\",\"reason\":\"Gateway support: declined\"}", app.admin());
+        Response failed = app.postJson(
+                "/api/admin/orders/CL-1/close",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"Gateway support: declined\"}",
+                app.admin());
         assertThat(failed.status()).as("%s", failed).isEqualTo(200);
         assertThat(failed.json().path("paymentStatus").asText()).isEqualTo("Failed");
-        assertThat(app.postJson("/api/admin/orders/CL-2/close",
-                "{\"paymentStatus\":\"Expired\",\"reason\":\"customer gave up\"}", app.admin()).json()
-                .path("paymentStatus").asText()).isEqualTo("Expired");
+        assertThat(app.postJson(
+                                "/api/admin/orders/CL-2/close",
+                                "{\"paymentStatus\":\"Expired\",\"reason\":\"customer gave up\"}",
+                                app.admin())
+                        .json()
+                        .path("paymentStatus")
+                        .asText())
+                .isEqualTo("Expired");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CL-1'"
-                + " AND actor = 'operator' AND from_status = 'Pending' AND to_status = 'Failed' AND cause = 'operator close Failed'"
-                + " AND detail = 'closed by operator: Gateway support: declined'")).isEqualTo(1);
+                        + " AND actor = 'operator' AND from_status = 'Pending' AND to_status = 'Failed' AND cause = 'operator close Failed'"
+                        + " AND detail = 'closed by operator: Gateway support: declined'"))
+                .isEqualTo(1);
 
         for (String order : List.of("CL-1", "CL-PAID")) {
-            Response refused = app.postJson("/api/admin/orders/" + order + "/close",
-                    "{\"paymentStatus\":\"Expired\",\"reason\":\"again\"}", app.admin());
+            Response refused = app.postJson(
+                    "/api/admin/orders/" + order + "/close",
+                    "{\"paymentStatus\":\"Expired\",\"reason\":\"again\"}",
+                    app.admin());
             assertThat(refused.status()).as(order).isEqualTo(409);
             assertThat(refused.error()).isEqualTo("order-not-pending");
         }
         app.createOrder("CL-3", "5.00", "EUR");
         var before = app.snapshot();
-        for (String body : List.of("{\"paymentStatus\":\"Paid\",\"reason\":\"x\"}",
-                "{\"paymentStatus\":\"Failed\"}", "{\"paymentStatus\":\"Failed\",\"reason\":\"\"}",
-                "{\"paymentStatus\":\"Failed\",\"reason\":\"a\\nb\"}", "not json")) {
+        for (String body : List.of(
+                "{\"paymentStatus\":\"Paid\",\"reason\":\"x\"}",
+                "{\"paymentStatus\":\"Failed\"}",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"\"}",
+                "{\"paymentStatus\":\"Failed\",\"reason\":\"a\\nb\"}",
+                "not json")) {
             Response bad = app.postJson("/api/admin/orders/CL-3/close", body, app.admin());
             assertThat(bad.status()).as(body).isEqualTo(400);
             assertThat(bad.error()).isEqualTo("malformed-request");
         }
-        assertThat(app.postJson("/api/admin/orders/NO-SUCH/close",
-                "{\"paymentStatus\":\"Failed\",\"reason\":\"x\"}", app.admin()).status()).isEqualTo(404);
-        assertThat(app.postJson("/api/admin/orders/CL-3/close",
-                "{\"paymentStatus\":\"Failed\",\"reason\":\"x\"}").status()).as("without the operator's token")
+        assertThat(app.postJson(
+                                "/api/admin/orders/NO-SUCH/close",
+                                "{\"paymentStatus\":\"Failed\",\"reason\":\"x\"}",
+                                app.admin())
+                        .status())
+                .isEqualTo(404);
+        assertThat(app.postJson("/api/admin/orders/CL-3/close", "{\"paymentStatus\":\"Failed\",\"reason\":\"x\"}")
+                        .status())
+                .as("without the operator's token")
                 .isEqualTo(401);
         assertThat(app.snapshot()).isEqualTo(before);
     }
@@ -951,20 +1125,31 @@ public abstract class DatabaseSuite {
     void should_keep_the_database_flat_under_a_flood_of_unsigned_callbacks() throws Exception {
         app.createOrder("FLOOD-1", "1.00", "EUR");
         byte[] body = (PaysyncInstance.callbackBody("FLOOD-1", "gw_flood", "1.00", "EUR", "succeeded")
-                .replace("}", ",\"pad\":\"" + "x".repeat(60 * 1024 - 200) + "\"}")).getBytes(StandardCharsets.UTF_8);
+                        .replace("}", ",\"pad\":\"" + "x".repeat(60 * 1024 - 200) + "\"}"))
+                .getBytes(StandardCharsets.UTF_8);
         var before = app.snapshot();
         long sizeBefore = callbacksTableBytes();
         int flood = 300;
         for (int i = 0; i < flood; i++) {
-            Response r = app.post("/api/payments/callback", "application/json", body, "webhook-id", "msg_flood_" + i,
-                    "webhook-timestamp", String.valueOf(Instant.now().getEpochSecond()), "webhook-signature", "v1,AAAA");
+            Response r = app.post(
+                    "/api/payments/callback",
+                    "application/json",
+                    body,
+                    "webhook-id",
+                    "msg_flood_" + i,
+                    "webhook-timestamp",
+                    String.valueOf(Instant.now().getEpochSecond()),
+                    "webhook-signature",
+                    "v1,AAAA");
             assertThat(r.status()).isEqualTo(401);
         }
         long grown = callbacksTableBytes() - sizeBefore;
         long sent = (long) flood * body.length;
-        assertThat(grown).as("callbacks table and indexes grew by %d bytes after %d bytes of forged callbacks", grown,
-                sent).isLessThan(sent / 50);
-        assertThat(app.count("SELECT COUNT(*) FROM callbacks WHERE body IS NOT NULL")).isZero();
+        assertThat(grown)
+                .as("callbacks table and indexes grew by %d bytes after %d bytes of forged callbacks", grown, sent)
+                .isLessThan(sent / 50);
+        assertThat(app.count("SELECT COUNT(*) FROM callbacks WHERE body IS NOT NULL"))
+                .isZero();
         assertThat(app.snapshot()).isEqualTo(before);
     }
 
@@ -984,19 +1169,24 @@ public abstract class DatabaseSuite {
     @Test
     void should_keep_the_callbacks_log_append_only_where_the_schema_can_enforce_it() throws Exception {
         app.callback("NOPE-9", "gw_9", "1.00", "EUR", "succeeded");
-        org.junit.jupiter.api.Assumptions.assumeFalse(app.database().url().startsWith("jdbc:h2:"),
+        org.junit.jupiter.api.Assumptions.assumeFalse(
+                app.database().url().startsWith("jdbc:h2:"),
                 "H2 triggers need Java classes; the application only ever inserts there");
 
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute("UPDATE callbacks SET outcome = 'paid'"))
                 .isInstanceOf(java.sql.SQLException.class);
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute("DELETE FROM callbacks"))
                 .isInstanceOf(java.sql.SQLException.class);
-        assertThat(app.callbacks()).singleElement().satisfies(c -> assertThat(c.get("outcome")).isEqualTo("unknown-order"));
+        assertThat(app.callbacks())
+                .singleElement()
+                .satisfies(c -> assertThat(c.get("outcome")).isEqualTo("unknown-order"));
     }
 
     private void deadLetter(String order, String fingerprint, String at) throws Exception {
-        try (var c = app.database().connect(); var ps = c.prepareStatement("UPDATE orders SET sync_status = 'Failed', "
-                + "sync_failure_fingerprint = ?, last_sync_error = ?, dead_lettered_at = ? WHERE order_number = ?")) {
+        try (var c = app.database().connect();
+                var ps = c.prepareStatement(
+                        "UPDATE orders SET sync_status = 'Failed', "
+                                + "sync_failure_fingerprint = ?, last_sync_error = ?, dead_lettered_at = ? WHERE order_number = ?")) {
             ps.setString(1, fingerprint);
             ps.setString(2, "gave up: " + order);
             ps.setObject(3, java.time.OffsetDateTime.parse(at.replace(' ', 'T') + "Z"));
@@ -1052,5 +1242,4 @@ public abstract class DatabaseSuite {
     private static String sha256(byte[] bytes) throws Exception {
         return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
     }
-
 }

@@ -14,7 +14,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -53,7 +52,8 @@ class DialectFilesTest {
             String stem = name.replace(".sql", "");
             String sql = dialect.sql(stem);
             assertThat(sql).as(dialect + "/" + name).doesNotContain(";");
-            assertThat(parameters(sql)).as(dialect + "/" + name + " parameters")
+            assertThat(parameters(sql))
+                    .as(dialect + "/" + name + " parameters")
                     .isEqualTo(parameters(Dialect.H2.sql(stem)));
         }
     }
@@ -62,8 +62,18 @@ class DialectFilesTest {
     void should_use_only_tsql_forms_in_the_sql_server_statements() throws IOException {
         for (String name : names(SQL.resolve("sqlserver"))) {
             String sql = Dialect.SQLSERVER.sql(name.replace(".sql", "")).toUpperCase(Locale.ROOT);
-            assertThat(sql).as(name).doesNotContain("LIMIT ", "RETURNING", "FOR UPDATE", "SKIP LOCKED", "FINAL TABLE",
-                    "ILIKE", "::", "NOW()", "CURRENT_TIMESTAMP");
+            assertThat(sql)
+                    .as(name)
+                    .doesNotContain(
+                            "LIMIT ",
+                            "RETURNING",
+                            "FOR UPDATE",
+                            "SKIP LOCKED",
+                            "FINAL TABLE",
+                            "ILIKE",
+                            "::",
+                            "NOW()",
+                            "CURRENT_TIMESTAMP");
         }
         assertThat(Dialect.SQLSERVER.sql("list-anomalies")).contains("SELECT TOP (:limit)");
     }
@@ -73,7 +83,9 @@ class DialectFilesTest {
         for (Dialect d : Dialect.values()) {
             for (String stmt : List.of("mark-order-paid", "mark-order-failed")) {
                 String sql = d.sql(stmt).replaceAll("\\s+", " ");
-                assertThat(sql).as(d + " " + stmt).startsWith("UPDATE orders SET")
+                assertThat(sql)
+                        .as(d + " " + stmt)
+                        .startsWith("UPDATE orders SET")
                         .containsPattern("WHERE order_number = :orderNumber AND payment_status = N?'Pending'"
                                 + " AND currency = :currency AND amount = :amount$");
             }
@@ -84,66 +96,96 @@ class DialectFilesTest {
     void should_claim_only_final_payments_with_one_locking_statement_in_every_dialect() {
         for (Dialect d : Dialect.values()) {
             String sql = d.sql("claim-paid-orders").replaceAll("\\s+", " ");
-            assertThat(sql).as(d + " claim").contains(":#includeFinalFailures = 1", "lease_until < :#now",
-                    "sync_attempts = sync_attempts + 1", "claim_token = :#claimToken", "ORDER BY payment_status, id");
+            assertThat(sql)
+                    .as(d + " claim")
+                    .contains(
+                            ":#includeFinalFailures = 1",
+                            "lease_until < :#now",
+                            "sync_attempts = sync_attempts + 1",
+                            "claim_token = :#claimToken",
+                            "ORDER BY payment_status, id");
             if (d == Dialect.POSTGRESQL) {
                 // an array, not "= 'Paid'": an equality would let the planner order by the primary key instead
-                assertThat(sql).contains("payment_status = ANY (CASE WHEN :#includeFinalFailures = 1 THEN "
-                        + "ARRAY['Paid', 'Failed', 'Expired'] ELSE ARRAY['Paid'] END)");
+                assertThat(sql)
+                        .contains("payment_status = ANY (CASE WHEN :#includeFinalFailures = 1 THEN "
+                                + "ARRAY['Paid', 'Failed', 'Expired'] ELSE ARRAY['Paid'] END)");
             } else {
-                assertThat(sql).as(d + " claim").contains("payment_status = " + (d == Dialect.SQLSERVER ? "N'" : "'")
-                        + "Paid'", "IN (" + (d == Dialect.SQLSERVER ? "N'Failed', N'Expired'" : "'Failed', 'Expired'")
-                        + ")");
+                assertThat(sql)
+                        .as(d + " claim")
+                        .contains(
+                                "payment_status = " + (d == Dialect.SQLSERVER ? "N'" : "'") + "Paid'",
+                                "IN (" + (d == Dialect.SQLSERVER ? "N'Failed', N'Expired'" : "'Failed', 'Expired'")
+                                        + ")");
             }
-            assertThat(sql).as(d + " claim never names Pending payments").doesNotContainPattern("payment_status[^,)]*Pending");
+            assertThat(sql)
+                    .as(d + " claim never names Pending payments")
+                    .doesNotContainPattern("payment_status[^,)]*Pending");
         }
         String pg = Dialect.POSTGRESQL.sql("claim-paid-orders").replaceAll("\\s+", " ");
         assertThat(pg).contains("LIMIT :#batchSize FOR UPDATE SKIP LOCKED)", "RETURNING id, order_number");
         String h2 = Dialect.H2.sql("claim-paid-orders").replaceAll("\\s+", " ");
-        assertThat(h2).contains("FROM FINAL TABLE ( UPDATE orders", "FETCH FIRST :#batchSize ROWS ONLY FOR UPDATE SKIP LOCKED");
+        assertThat(h2)
+                .contains(
+                        "FROM FINAL TABLE ( UPDATE orders", "FETCH FIRST :#batchSize ROWS ONLY FOR UPDATE SKIP LOCKED");
         String mssql = Dialect.SQLSERVER.sql("claim-paid-orders").replaceAll("\\s+", " ");
         // The design note's form: a CTE over TOP (n) ... ORDER BY with the queue hints, updated through the CTE.
-        assertThat(mssql).startsWith("WITH batch AS ( SELECT TOP (:#batchSize) * FROM orders WITH (UPDLOCK, READPAST, ROWLOCK")
+        assertThat(mssql)
+                .startsWith("WITH batch AS ( SELECT TOP (:#batchSize) * FROM orders WITH (UPDLOCK, READPAST, ROWLOCK")
                 .contains(") UPDATE batch SET sync_status = N'Processing'", "OUTPUT inserted.id, inserted.order_number")
                 .doesNotContain("TABLOCK", "NOLOCK", "PAGLOCK");
-        assertThat(io.paysync.sync.SyncSettings.MAX_BATCH_SIZE).as("far below the 5,000-lock escalation")
+        assertThat(io.paysync.sync.SyncSettings.MAX_BATCH_SIZE)
+                .as("far below the 5,000-lock escalation")
                 .isLessThanOrEqualTo(1000);
     }
 
     @Test
     void should_fence_every_sync_outcome_by_claim_token_in_every_dialect() {
         for (Dialect d : Dialect.values()) {
-            for (String stmt : List.of("complete-sync", "reschedule-sync", "release-claim", "dead-letter-sync",
-                    "renew-lease")) {
-                assertThat(d.sql(stmt).replaceAll("\\s+", " ")).as(d + " " + stmt)
-                        .containsPattern("WHERE id = :id AND claim_token = :claimToken AND sync_status = N?'Processing'$");
+            for (String stmt :
+                    List.of("complete-sync", "reschedule-sync", "release-claim", "dead-letter-sync", "renew-lease")) {
+                assertThat(d.sql(stmt).replaceAll("\\s+", " "))
+                        .as(d + " " + stmt)
+                        .containsPattern(
+                                "WHERE id = :id AND claim_token = :claimToken AND sync_status = N?'Processing'$");
             }
         }
     }
 
     @Test
     void should_allow_many_null_transaction_ids_with_a_filtered_unique_index_on_sql_server() throws IOException {
-        String ddl = Files.readString(MIGRATIONS.resolve("sqlserver/V1__orders.sql")).replaceAll("\\s+", " ");
+        String ddl =
+                Files.readString(MIGRATIONS.resolve("sqlserver/V1__orders.sql")).replaceAll("\\s+", " ");
         // SQL Server's UNIQUE constraint admits one NULL: the rule must be a filtered unique index.
-        assertThat(ddl).contains("CREATE UNIQUE NONCLUSTERED INDEX ux_orders_payment_transaction_id ON orders "
-                + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
+        assertThat(ddl)
+                .contains("CREATE UNIQUE NONCLUSTERED INDEX ux_orders_payment_transaction_id ON orders "
+                        + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
         assertThat(ddl).doesNotContainPattern("payment_transaction_id NVARCHAR\\(128\\) [^,]*UNIQUE");
         // Identifiers compare exactly, as on PostgreSQL and H2, not by the database's case-insensitive default.
-        assertThat(ddl).contains("order_number NVARCHAR(64) COLLATE Latin1_General_100_BIN2 NOT NULL",
-                "payment_transaction_id NVARCHAR(128) COLLATE Latin1_General_100_BIN2 NULL");
-        String pg = Files.readString(MIGRATIONS.resolve("postgresql/V1__orders.sql")).replaceAll("\\s+", " ");
-        assertThat(pg).contains("CREATE UNIQUE INDEX ux_orders_payment_transaction_id ON orders "
-                + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
+        assertThat(ddl)
+                .contains(
+                        "order_number NVARCHAR(64) COLLATE Latin1_General_100_BIN2 NOT NULL",
+                        "payment_transaction_id NVARCHAR(128) COLLATE Latin1_General_100_BIN2 NULL");
+        String pg = Files.readString(MIGRATIONS.resolve("postgresql/V1__orders.sql"))
+                .replaceAll("\\s+", " ");
+        assertThat(pg)
+                .contains("CREATE UNIQUE INDEX ux_orders_payment_transaction_id ON orders "
+                        + "(payment_transaction_id) WHERE payment_transaction_id IS NOT NULL");
     }
 
     @Test
     void should_store_the_failure_fingerprint_with_every_sync_failure_in_every_dialect() {
         for (Dialect d : Dialect.values()) {
-            assertThat(d.sql("reschedule-sync")).as(d + " reschedule").contains("sync_failure_fingerprint = :fingerprint");
-            assertThat(d.sql("dead-letter-sync")).as(d + " dead letter")
+            assertThat(d.sql("reschedule-sync"))
+                    .as(d + " reschedule")
+                    .contains("sync_failure_fingerprint = :fingerprint");
+            assertThat(d.sql("dead-letter-sync"))
+                    .as(d + " dead letter")
                     .contains("sync_failure_fingerprint = :fingerprint", "dead_lettered_at = :now");
-            assertThat(d.sql("complete-sync")).as(d + " completion clears it").contains("sync_failure_fingerprint = NULL");
-            assertThat(d.sql("list-dead-letters-in-group").replaceAll("\\s+", " ")).as(d + " group")
+            assertThat(d.sql("complete-sync"))
+                    .as(d + " completion clears it")
+                    .contains("sync_failure_fingerprint = NULL");
+            assertThat(d.sql("list-dead-letters-in-group").replaceAll("\\s+", " "))
+                    .as(d + " group")
                     .contains("sync_status = " + (d == Dialect.SQLSERVER ? "N'" : "'") + "Failed'");
         }
         assertThat(Dialect.SQLSERVER.sql("list-order-callbacks")).contains("SELECT TOP (:limit)");
@@ -159,7 +201,8 @@ class DialectFilesTest {
             String ddl = Files.readString(MIGRATIONS.resolve(d.folder() + "/V2__audit_trail.sql"));
             String table = ddl.substring(ddl.indexOf("CREATE TABLE callbacks"));
             table = table.substring(0, table.indexOf(");"));
-            assertThat(table).as(d + ": no column for a signature or its timestamp header")
+            assertThat(table)
+                    .as(d + ": no column for a signature or its timestamp header")
                     .doesNotContainPattern("(?i)webhook_signature|webhook_timestamp|secret");
         }
     }
@@ -171,13 +214,19 @@ class DialectFilesTest {
      */
     @Test
     void should_let_only_the_declared_purge_delete_from_the_append_only_tables() throws IOException {
-        String mssql = Files.readString(MIGRATIONS.resolve("sqlserver/V4__retention.sql")).replaceAll("\\s+", " ");
+        String mssql = Files.readString(MIGRATIONS.resolve("sqlserver/V4__retention.sql"))
+                .replaceAll("\\s+", " ");
         for (String table : List.of("order_transitions", "callbacks")) {
             String trigger = mssql.substring(mssql.indexOf("ALTER TRIGGER tr_" + table + "_append_only"));
             trigger = trigger.substring(0, trigger.indexOf(" GO"));
-            assertThat(trigger).as(table).contains("INSTEAD OF UPDATE, DELETE",
-                    "IF NOT EXISTS (SELECT 1 FROM inserted) AND OBJECT_ID(N'tempdb..#paysync_purge') IS NOT NULL",
-                    "INNER JOIN deleted d ON d.id = ", "RETURN;", "THROW 51000, N'" + table + " is append-only', 1;");
+            assertThat(trigger)
+                    .as(table)
+                    .contains(
+                            "INSTEAD OF UPDATE, DELETE",
+                            "IF NOT EXISTS (SELECT 1 FROM inserted) AND OBJECT_ID(N'tempdb..#paysync_purge') IS NOT NULL",
+                            "INNER JOIN deleted d ON d.id = ",
+                            "RETURN;",
+                            "THROW 51000, N'" + table + " is append-only', 1;");
         }
         assertThat(Dialect.SQLSERVER.sql("declare-purge")).contains("CREATE TABLE #paysync_purge");
         assertThat(Dialect.SQLSERVER.sql("end-purge")).contains("DROP TABLE #paysync_purge");

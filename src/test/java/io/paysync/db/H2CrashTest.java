@@ -3,6 +3,11 @@ package io.paysync.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.paysync.support.ApiClient;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,12 +21,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.paysync.support.ApiClient;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.ThirdPartyStub;
-import io.paysync.support.WorkerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,7 +35,8 @@ class H2CrashTest {
 
     /** Which H2 file: the dev profile's own, or one a user names in PAYSYNC_DB_URL (no settings of theirs). */
     enum Database {
-        DEFAULT_DEV_DATABASE, USER_FILE_URL
+        DEFAULT_DEV_DATABASE,
+        USER_FILE_URL
     }
 
     /** The last write the JVM acknowledged before it was killed. */
@@ -83,8 +83,15 @@ class H2CrashTest {
         Files.createDirectories(dir);
         int port = PaysyncInstance.freePort();
         Map<String, String> env = env(database, dir, port, "http://127.0.0.1:9/unused");
-        Map<String, String> noTimers = Map.of("paysync.sync.enabled", "false", "paysync.payment.expiry-enabled",
-                "false", "paysync.reconciliation.enabled", "false", "camel.main.jmxEnabled", "false");
+        Map<String, String> noTimers = Map.of(
+                "paysync.sync.enabled",
+                "false",
+                "paysync.payment.expiry-enabled",
+                "false",
+                "paysync.reconciliation.enabled",
+                "false",
+                "camel.main.jmxEnabled",
+                "false");
         WorkerProcess victim = WorkerProcess.start(dir, env, noTimers);
         try {
             ApiClient api = new ApiClient(port).awaitReady(victim);
@@ -109,9 +116,11 @@ class H2CrashTest {
             for (int i = 1; i <= ORDERS; i++) {
                 String order = "ACK-" + i;
                 Response read = api.get("/api/orders/" + order);
-                assertThat(read.status()).as("%s (%s, %s), acknowledged before the kill: %s", order, database, last,
-                        read).isEqualTo(200);
-                assertThat(read.json().path("paymentStatus").asText()).as("%s (%s, %s)", order, database, last)
+                assertThat(read.status())
+                        .as("%s (%s, %s), acknowledged before the kill: %s", order, database, last, read)
+                        .isEqualTo(200);
+                assertThat(read.json().path("paymentStatus").asText())
+                        .as("%s (%s, %s)", order, database, last)
                         .isEqualTo(expected);
             }
         } finally {
@@ -129,8 +138,13 @@ class H2CrashTest {
     void should_finish_the_callbacks_in_flight_when_stopped_gracefully_on_a_user_h2_file() throws Exception {
         int port = PaysyncInstance.freePort();
         Map<String, String> env = env(Database.USER_FILE_URL, workDir, port, "http://127.0.0.1:9/unused");
-        Map<String, String> noTimers = Map.of("paysync.sync.enabled", "false", "paysync.payment.expiry-enabled",
-                "false", "camel.main.jmxEnabled", "false");
+        Map<String, String> noTimers = Map.of(
+                "paysync.sync.enabled",
+                "false",
+                "paysync.payment.expiry-enabled",
+                "false",
+                "camel.main.jmxEnabled",
+                "false");
         Map<String, String> answers = new ConcurrentHashMap<>();
         WorkerProcess stopped = WorkerProcess.start(workDir, env, noTimers);
         try {
@@ -163,14 +177,18 @@ class H2CrashTest {
             stopped.close();
         }
         // 200 paid, or 503 from a route that no longer takes requests (nothing written; the gateway retries).
-        assertThat(answers.values()).as("answers while stopping")
+        assertThat(answers.values())
+                .as("answers while stopping")
                 .allSatisfy(a -> assertThat(a).matches("(200|503) .*"));
 
         WorkerProcess restarted = WorkerProcess.start(workDir, env, noTimers);
         try {
             ApiClient api = new ApiClient(port).awaitReady(restarted);
             for (Map.Entry<String, String> answer : answers.entrySet()) {
-                assertThat(api.get("/api/orders/" + answer.getKey()).json().path("paymentStatus").asText())
+                assertThat(api.get("/api/orders/" + answer.getKey())
+                                .json()
+                                .path("paymentStatus")
+                                .asText())
                         .as("%s, answered %s", answer.getKey(), answer.getValue())
                         .isEqualTo(answer.getValue().startsWith("200 ") ? "Paid" : "Pending");
             }
@@ -224,32 +242,50 @@ class H2CrashTest {
             try {
                 if (point == SyncPoint.COMPLETED) {
                     ApiClient api = new ApiClient(port).awaitReady(victim.get());
-                    await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(2)).until(
-                            () -> "Completed".equals(api.get("/api/orders/" + ORDER).json().path("syncStatus")
-                                    .asText()));
+                    await().atMost(Duration.ofSeconds(60))
+                            .pollInterval(Duration.ofMillis(2))
+                            .until(() -> "Completed"
+                                    .equals(api.get("/api/orders/" + ORDER)
+                                            .json()
+                                            .path("syncStatus")
+                                            .asText()));
                     victim.get().kill();
                 } else {
-                    await().atMost(Duration.ofSeconds(60)).until(() -> !victim.get().process().isAlive());
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> !victim.get().process().isAlive());
                 }
             } finally {
                 victim.get().close();
             }
-            assertThat(stub.recordsFor(ORDER)).as("the third party's record, made before the kill").isEqualTo(1);
+            assertThat(stub.recordsFor(ORDER))
+                    .as("the third party's record, made before the kill")
+                    .isEqualTo(1);
 
             WorkerProcess restarted = WorkerProcess.start(workDir, env, syncOn());
             try {
                 ApiClient api = new ApiClient(port).awaitReady(restarted);
-                await().atMost(Duration.ofSeconds(60)).until(() -> "Completed".equals(
-                        api.get("/api/orders/" + ORDER).json().path("syncStatus").asText()));
-                assertThat(api.get("/api/orders/" + ORDER).json().path("thirdPartyGuid").asText())
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> "Completed"
+                                .equals(api.get("/api/orders/" + ORDER)
+                                        .json()
+                                        .path("syncStatus")
+                                        .asText()));
+                assertThat(api.get("/api/orders/" + ORDER)
+                                .json()
+                                .path("thirdPartyGuid")
+                                .asText())
                         .isEqualTo(stub.idFor(ORDER));
             } finally {
                 restarted.close();
             }
-            assertThat(stub.recordsFor(ORDER)).as("records at the third party after the restart: requests %s",
-                    stub.requests()).isEqualTo(1);
-            assertThat(stub.requests().stream().filter(r -> r.method().equals("POST")).count())
-                    .as("creates sent: the in-doubt order is looked up, never created again").isEqualTo(1);
+            assertThat(stub.recordsFor(ORDER))
+                    .as("records at the third party after the restart: requests %s", stub.requests())
+                    .isEqualTo(1);
+            assertThat(stub.requests().stream()
+                            .filter(r -> r.method().equals("POST"))
+                            .count())
+                    .as("creates sent: the in-doubt order is looked up, never created again")
+                    .isEqualTo(1);
         }
     }
 

@@ -2,17 +2,15 @@ package io.paysync.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.Map;
-
 import javax.sql.DataSource;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.Appender;
 import org.apache.logging.log4j.core.LoggerContext;
@@ -44,8 +42,13 @@ class H2DurabilityTest {
 
     @Test
     void should_keep_a_write_delay_the_user_asked_for_and_leave_memory_and_server_urls_alone() {
-        for (String url : new String[] { "jdbc:h2:file:./db;write_delay=500;DB_CLOSE_ON_EXIT=FALSE",
-                "jdbc:h2:./db;WRITE_DELAY = 0;DB_CLOSE_ON_EXIT=TRUE", "jdbc:h2:mem:x;DB_CLOSE_DELAY=-1", "jdbc:h2:tcp://db.example/paysync", "jdbc:h2:ssl://db/paysync" }) {
+        for (String url : new String[] {
+            "jdbc:h2:file:./db;write_delay=500;DB_CLOSE_ON_EXIT=FALSE",
+            "jdbc:h2:./db;WRITE_DELAY = 0;DB_CLOSE_ON_EXIT=TRUE",
+            "jdbc:h2:mem:x;DB_CLOSE_DELAY=-1",
+            "jdbc:h2:tcp://db.example/paysync",
+            "jdbc:h2:ssl://db/paysync"
+        }) {
             assertThat(H2Durability.durableUrl(url)).as(url).isEqualTo(url);
         }
     }
@@ -59,37 +62,47 @@ class H2DurabilityTest {
     @Test
     void should_warn_once_at_start_when_the_user_asks_for_a_write_delay() throws Exception {
         String log = startAndCaptureLog("jdbc:h2:file:" + dir.resolve("delayed") + ";WRITE_DELAY=300", 300);
-        assertThat(log).containsOnlyOnce("WARN").contains("up to 300 ms late (WRITE_DELAY=300)",
-                "acknowledged in the last 300 ms before a crash can be lost");
+        assertThat(log)
+                .containsOnlyOnce("WARN")
+                .contains(
+                        "up to 300 ms late (WRITE_DELAY=300)",
+                        "acknowledged in the last 300 ms before a crash can be lost");
     }
 
     /** Starts Paysync on the URL, checks the write delay in force, and returns what io.paysync.db logged. */
     private static String startAndCaptureLog(String url, int expectedDelay) throws Exception {
         StringWriter captured = new StringWriter();
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-        Appender appender = WriterAppender.newBuilder().setName("h2-durability").setTarget(captured)
-                .setLayout(PatternLayout.newBuilder().withPattern("%level %msg%n").build()).build();
+        Appender appender = WriterAppender.newBuilder()
+                .setName("h2-durability")
+                .setTarget(captured)
+                .setLayout(
+                        PatternLayout.newBuilder().withPattern("%level %msg%n").build())
+                .build();
         appender.start();
         org.apache.logging.log4j.core.Logger db = ctx.getLogger(Database.class.getName());
         db.addAppender(appender);
-        try (PaysyncInstance app = PaysyncInstance.start(new TestDatabase() {
-            @Override
-            public String url() {
-                return url;
-            }
+        try (PaysyncInstance app = PaysyncInstance.start(
+                new TestDatabase() {
+                    @Override
+                    public String url() {
+                        return url;
+                    }
 
-            @Override
-            public String username() {
-                return "sa";
-            }
+                    @Override
+                    public String username() {
+                        return "sa";
+                    }
 
-            @Override
-            public String password() {
-                return "h2-durability-test";
-            }
-        }, Map.of())) {
+                    @Override
+                    public String password() {
+                        return "h2-durability-test";
+                    }
+                },
+                Map.of())) {
             try (Connection c = app.bean("dataSource", DataSource.class).getConnection();
-                    Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT SETTING_VALUE FROM"
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery("SELECT SETTING_VALUE FROM"
                             + " INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'WRITE_DELAY'")) {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).as("WRITE_DELAY in force").isEqualTo(String.valueOf(expectedDelay));

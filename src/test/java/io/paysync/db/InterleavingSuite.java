@@ -5,6 +5,11 @@ import static io.paysync.support.Interleavings.session;
 import static io.paysync.support.Interleavings.step;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.Interleavings;
+import io.paysync.support.Interleavings.Run;
+import io.paysync.support.Interleavings.Session;
+import io.paysync.support.TestDatabase;
+import io.paysync.sync.ClaimedOrder;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.math.BigDecimal;
@@ -28,12 +33,6 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import io.paysync.support.Interleavings;
-import io.paysync.support.Interleavings.Run;
-import io.paysync.support.Interleavings.Session;
-import io.paysync.support.TestDatabase;
-import io.paysync.sync.ClaimedOrder;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -87,8 +86,8 @@ public abstract class InterleavingSuite {
     void openDatabase() throws Exception {
         database = createDatabase();
         dialect = Dialect.fromUrl(database.url());
-        Database.migrate(new DriverManagerDataSource(database.url(), database.username(), database.password()),
-                dialect);
+        Database.migrate(
+                new DriverManagerDataSource(database.url(), database.username(), database.password()), dialect);
         monitor = database.connect();
         observer = database.connect();
         camel = new DefaultCamelContext();
@@ -99,7 +98,7 @@ public abstract class InterleavingSuite {
         if (camel != null) {
             camel.close();
         }
-        for (Connection c : new Connection[] { monitor, observer }) {
+        for (Connection c : new Connection[] {monitor, observer}) {
             if (c != null) {
                 c.close();
             }
@@ -123,11 +122,13 @@ public abstract class InterleavingSuite {
             Worker worker = new Worker("w");
             Memo memo = new Memo();
             List<Session> sessions = List.of(
-                    session("callback",
+                    session(
+                            "callback",
                             step("paid", c -> memo.keep("paid", markPaid(c, order))),
                             step("paid_log", c -> logPaymentIfMoved(c, memo.moved("paid"), order, "Paid")),
                             commit("paid_commit")),
-                    session("worker",
+                    session(
+                            "worker",
                             step("claim1", c -> worker.claim(c, "claim1", order, T0.plusSeconds(1))),
                             commit("claim1_commit"),
                             step("claim2", c -> worker.claim(c, "claim2", order, T0.plusSeconds(2))),
@@ -138,10 +139,13 @@ public abstract class InterleavingSuite {
                 assertThat(run.result("paid")).isEqualTo("1");
                 assertThat(worker.got("claim1")).as("claim1 returns the order").isEqualTo(claim1);
                 assertThat(worker.got("claim2")).as("claim2 returns the order").isEqualTo(claim2);
-                assertThat(worker.seenAtSend()).as("payment status committed when the order was sent")
+                assertThat(worker.seenAtSend())
+                        .as("payment status committed when the order was sent")
                         .allMatch("Paid"::equals);
                 boolean later = laterTickSends(order, T0.plusSeconds(3));
-                assertThat(worker.sends() + (later ? 1 : 0)).as("sends of the Paid order").isEqualTo(1);
+                assertThat(worker.sends() + (later ? 1 : 0))
+                        .as("sends of the Paid order")
+                        .isEqualTo(1);
                 return "claim1 " + sent(claim1) + ", claim2 " + sent(claim2) + ", later tick " + sent(later);
             });
         });
@@ -157,19 +161,26 @@ public abstract class InterleavingSuite {
             Worker a = new Worker("a");
             Worker b = new Worker("b");
             List<Session> sessions = List.of(
-                    session("worker_a",
+                    session(
+                            "worker_a",
                             step("a_claim", c -> a.claim(c, "a_claim", order, T0.plusSeconds(1))),
                             step("a_log", c -> a.logClaim(c, order, "a_claim")),
                             commit("a_commit")),
-                    session("worker_b",
+                    session(
+                            "worker_b",
                             step("b_claim", c -> b.claim(c, "b_claim", order, T0.plusSeconds(1))),
                             step("b_log", c -> b.logClaim(c, order, "b_claim")),
                             commit("b_commit")));
             return new Scenario(sessions, run -> {
                 Worker first = run.startedBefore("a_claim", "b_claim") ? a : b;
-                assertThat(a.sends() + b.sends()).as("workers that got the order").isEqualTo(1);
-                assertThat(first.sends()).as(first.name + " claimed first and gets it").isEqualTo(1);
-                assertThat(row(order)).containsEntry("sync_status", "Processing")
+                assertThat(a.sends() + b.sends())
+                        .as("workers that got the order")
+                        .isEqualTo(1);
+                assertThat(first.sends())
+                        .as(first.name + " claimed first and gets it")
+                        .isEqualTo(1);
+                assertThat(row(order))
+                        .containsEntry("sync_status", "Processing")
                         .containsEntry("claim_token", first.token(first.name + "_claim"))
                         .containsEntry("sync_attempts", "1");
                 assertThat(countTransitions(order, "sync")).isEqualTo(1);
@@ -184,16 +195,24 @@ public abstract class InterleavingSuite {
         explore("claim vs claim vs claim", 90, () -> {
             String order = newPaidOrder();
             List<Worker> workers = List.of(new Worker("a"), new Worker("b"), new Worker("c"));
-            List<Session> sessions = workers.stream().map(w -> session("worker_" + w.name,
-                    step(w.name + "_claim", c -> w.claim(c, w.name + "_claim", order, T0.plusSeconds(1))),
-                    commit(w.name + "_commit"))).toList();
+            List<Session> sessions = workers.stream()
+                    .map(w -> session(
+                            "worker_" + w.name,
+                            step(w.name + "_claim", c -> w.claim(c, w.name + "_claim", order, T0.plusSeconds(1))),
+                            commit(w.name + "_commit")))
+                    .toList();
             return new Scenario(sessions, run -> {
                 Worker first = workers.stream()
-                        .min((x, y) -> Long.compare(run.event(x.name + "_claim").started(),
+                        .min((x, y) -> Long.compare(
+                                run.event(x.name + "_claim").started(),
                                 run.event(y.name + "_claim").started()))
                         .orElseThrow();
-                assertThat(workers.stream().mapToInt(Worker::sends).sum()).as("workers that got it").isEqualTo(1);
-                assertThat(first.sends()).as(first.name + " claimed first and gets it").isEqualTo(1);
+                assertThat(workers.stream().mapToInt(Worker::sends).sum())
+                        .as("workers that got it")
+                        .isEqualTo(1);
+                assertThat(first.sends())
+                        .as(first.name + " claimed first and gets it")
+                        .isEqualTo(1);
                 return "worker " + first.name + " gets it";
             });
         });
@@ -214,12 +233,14 @@ public abstract class InterleavingSuite {
             Worker a = new Worker("a");
             Worker b = new Worker("b");
             List<Session> sessions = List.of(
-                    session("worker_a",
+                    session(
+                            "worker_a",
                             step("a_claim", c -> a.claim(c, "a_claim", order, T0)),
                             commit("a_claim_commit"),
                             step("a_complete", c -> a.completeIfClaimed(c, "a_claim", T0.plusSeconds(45))),
                             commit("a_complete_commit")),
-                    session("worker_b",
+                    session(
+                            "worker_b",
                             step("b_claim", c -> b.claim(c, "b_claim", order, T0.plusSeconds(60))),
                             commit("b_claim_commit"),
                             step("b_complete", c -> b.completeIfClaimed(c, "b_claim", T0.plusSeconds(61))),
@@ -228,17 +249,25 @@ public abstract class InterleavingSuite {
                 boolean aFirst = run.startedBefore("a_claim", "b_claim");
                 // B takes the order if it claims first, or once A's claim is committed and A has not yet completed
                 // (an uncommitted complete holds the row: SKIP LOCKED passes it by).
-                boolean bGets = !aFirst || run.finishedBefore("a_claim_commit", "b_claim")
-                        && run.startedBefore("b_claim", "a_complete");
+                boolean bGets = !aFirst
+                        || run.finishedBefore("a_claim_commit", "b_claim")
+                                && run.startedBefore("b_claim", "a_complete");
                 Worker owner = bGets ? b : a;
                 assertThat(a.got("a_claim")).as("A gets the order").isEqualTo(aFirst);
                 assertThat(b.got("b_claim")).as("B gets the order").isEqualTo(bGets);
                 if (a.got("a_claim") && b.got("b_claim")) {
-                    assertThat(run.result("a_complete")).as("the zombie A's fenced complete").isEqualTo("0");
+                    assertThat(run.result("a_complete"))
+                            .as("the zombie A's fenced complete")
+                            .isEqualTo("0");
                 }
-                assertThat(a.completed() + b.completed()).as("completes that moved the row").isEqualTo(1);
-                assertThat(owner.completed()).as(owner.name + " owns the last claim and completes").isEqualTo(1);
-                assertThat(row(order)).containsEntry("sync_status", "Completed")
+                assertThat(a.completed() + b.completed())
+                        .as("completes that moved the row")
+                        .isEqualTo(1);
+                assertThat(owner.completed())
+                        .as(owner.name + " owns the last claim and completes")
+                        .isEqualTo(1);
+                assertThat(row(order))
+                        .containsEntry("sync_status", "Completed")
                         .containsEntry("third_party_guid", owner.guid())
                         .containsEntry("claim_token", owner.token(owner.name + "_claim"))
                         .containsEntry("sync_attempts", String.valueOf(a.sends() + b.sends()));
@@ -266,14 +295,14 @@ public abstract class InterleavingSuite {
             String order = newPendingOrder();
             Worker worker = new Worker("w");
             List<Session> sessions = List.of(
-                    session("callback",
-                            step("paid", c -> markPaid(c, order)),
-                            commit("paid_commit")),
-                    session("expiry",
+                    session("callback", step("paid", c -> markPaid(c, order)), commit("paid_commit")),
+                    session(
+                            "expiry",
                             step("find", c -> findExpirable(c, cutoff).contains(order) ? "candidate" : "not listed"),
                             step("expire", c -> expire(c, order, cutoff)),
                             commit("expire_commit")),
-                    session("worker",
+                    session(
+                            "worker",
                             step("claim", c -> worker.claim(c, "claim", order, T0.plusSeconds(1))),
                             commit("claim_commit")));
             return new Scenario(sessions, run -> {
@@ -285,11 +314,15 @@ public abstract class InterleavingSuite {
                 // An expiry update that waited for the callback's lock and then matched nothing still holds the
                 // row lock until its commit (PostgreSQL locks the newest row version before re-checking; so does
                 // H2): a claim in that window skips the order (SKIP LOCKED) and a later tick sends it.
-                boolean expiryHoldsRow = run.event("expire").waited() && run.finishedBefore("expire", "claim")
+                boolean expiryHoldsRow = run.event("expire").waited()
+                        && run.finishedBefore("expire", "claim")
                         && !run.finishedBefore("expire_commit", "claim");
                 boolean claimed = !expired && run.finishedBefore("paid_commit", "claim") && !expiryHoldsRow;
-                assertThat(worker.got("claim")).as("the claim returns the order").isEqualTo(claimed);
-                assertThat(worker.seenAtSend()).as("payment status committed when the order was sent")
+                assertThat(worker.got("claim"))
+                        .as("the claim returns the order")
+                        .isEqualTo(claimed);
+                assertThat(worker.seenAtSend())
+                        .as("payment status committed when the order was sent")
                         .allMatch("Paid"::equals);
                 boolean later = laterTickSends(order, T0.plusSeconds(2));
                 assertThat(worker.sends() + (later ? 1 : 0)).as("sends").isEqualTo(expired ? 0 : 1);
@@ -307,10 +340,9 @@ public abstract class InterleavingSuite {
         explore("callback vs expiry exactly at the edge", 10, () -> {
             String order = newPendingOrder();
             List<Session> sessions = List.of(
-                    session("callback",
-                            step("paid", c -> markPaid(c, order)),
-                            commit("paid_commit")),
-                    session("expiry",
+                    session("callback", step("paid", c -> markPaid(c, order)), commit("paid_commit")),
+                    session(
+                            "expiry",
                             step("find", c -> findExpirable(c, cutoff).contains(order) ? "candidate" : "not listed"),
                             step("expire", c -> expire(c, order, cutoff)),
                             commit("expire_commit")));
@@ -333,11 +365,13 @@ public abstract class InterleavingSuite {
             String order = newPendingOrder();
             Memo memo = new Memo();
             List<Session> sessions = List.of(
-                    session("success",
+                    session(
+                            "success",
                             step("paid", c -> memo.keep("paid", markPaid(c, order))),
                             step("paid_log", c -> logPaymentIfMoved(c, memo.moved("paid"), order, "Paid")),
                             commit("paid_commit")),
-                    session("failure",
+                    session(
+                            "failure",
                             step("failed", c -> memo.keep("failed", markFailed(c, order))),
                             step("failed_log", c -> logPaymentIfMoved(c, memo.moved("failed"), order, "Failed")),
                             commit("failed_commit")));
@@ -346,7 +380,9 @@ public abstract class InterleavingSuite {
                 assertThat(run.result("paid")).isEqualTo(winner.equals("Paid") ? "1" : "0");
                 assertThat(run.result("failed")).isEqualTo(winner.equals("Failed") ? "1" : "0");
                 assertThat(row(order)).containsEntry("payment_status", winner);
-                assertThat(countTransitions(order, "payment")).as("payment transitions").isEqualTo(1);
+                assertThat(countTransitions(order, "payment"))
+                        .as("payment transitions")
+                        .isEqualTo(1);
                 return winner;
             });
         });
@@ -355,8 +391,7 @@ public abstract class InterleavingSuite {
     // ----- the runner -----
 
     /** One permutation's sessions and the check that asserts its invariants and names its outcome. */
-    private record Scenario(List<Session> sessions, Check check) {
-    }
+    private record Scenario(List<Session> sessions, Check check) {}
 
     /** A fresh scenario, with its own order, for each permutation. */
     @FunctionalInterface
@@ -384,7 +419,9 @@ public abstract class InterleavingSuite {
         List<String> table = new ArrayList<>();
         int blocked = 0;
         long started = System.nanoTime();
-        try (Interleavings.Tester tester = new Interleavings.Tester(sessionConnections(sizes.length), monitor,
+        try (Interleavings.Tester tester = new Interleavings.Tester(
+                sessionConnections(sizes.length),
+                monitor,
                 switch (dialect) {
                     case POSTGRESQL -> Interleavings.LockProbe.postgres();
                     case SQLSERVER -> Interleavings.LockProbe.sqlServer();
@@ -402,9 +439,10 @@ public abstract class InterleavingSuite {
                     assertThat(run.errors()).as("steps that failed").isEmpty();
                     outcome = scenario.check().outcome(run);
                 } catch (AssertionError e) {
-                    table.add(run.permutation() + " -> FAILED: " + e.getMessage().lines().findFirst().orElse(""));
-                    throw new AssertionError(title + " on " + dialect + ", permutation " + run + ": "
-                            + e.getMessage(), e);
+                    table.add(run.permutation() + " -> FAILED: "
+                            + e.getMessage().lines().findFirst().orElse(""));
+                    throw new AssertionError(
+                            title + " on " + dialect + ", permutation " + run + ": " + e.getMessage(), e);
                 }
                 if (run.blocked()) {
                     blocked++;
@@ -418,9 +456,19 @@ public abstract class InterleavingSuite {
             templates.clear(); // the session connections are closed now
             long millis = Duration.ofNanos(System.nanoTime() - started).toMillis();
             StringBuilder out = new StringBuilder();
-            out.append("=== interleavings: ").append(title).append(" on ").append(dialect).append(": ")
-                    .append(table.size()).append(" of ").append(expected).append(" permutations, ").append(blocked)
-                    .append(" blocked, ").append(millis).append(" ms\n");
+            out.append("=== interleavings: ")
+                    .append(title)
+                    .append(" on ")
+                    .append(dialect)
+                    .append(": ")
+                    .append(table.size())
+                    .append(" of ")
+                    .append(expected)
+                    .append(" permutations, ")
+                    .append(blocked)
+                    .append(" blocked, ")
+                    .append(millis)
+                    .append(" ms\n");
             table.forEach(line -> out.append("  ").append(line).append('\n'));
             System.out.print(out);
         }
@@ -455,9 +503,13 @@ public abstract class InterleavingSuite {
         try (Statement s = monitor.createStatement()) {
             s.executeUpdate("DELETE FROM orders");
         }
-        jdbc(monitor).update(sql("insert-order"), new MapSqlParameterSource("orderNumber", order)
-                .addValue("amount", new BigDecimal("19.99")).addValue("currency", "EUR")
-                .addValue("now", Database.utc(T0)));
+        jdbc(monitor)
+                .update(
+                        sql("insert-order"),
+                        new MapSqlParameterSource("orderNumber", order)
+                                .addValue("amount", new BigDecimal("19.99"))
+                                .addValue("currency", "EUR")
+                                .addValue("now", Database.utc(T0)));
         return order;
     }
 
@@ -476,32 +528,41 @@ public abstract class InterleavingSuite {
     }
 
     private Map<String, String> row(String order) {
-        Map<String, Object> r = jdbc(monitor).queryForMap(
-                "SELECT payment_status, sync_status, claim_token, third_party_guid, sync_attempts FROM orders "
-                        + "WHERE order_number = :o", Map.of("o", order));
+        Map<String, Object> r = jdbc(monitor)
+                .queryForMap(
+                        "SELECT payment_status, sync_status, claim_token, third_party_guid, sync_attempts FROM orders "
+                                + "WHERE order_number = :o",
+                        Map.of("o", order));
         Map<String, String> text = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         r.forEach((k, v) -> text.put(k, v == null ? null : v.toString().trim()));
         return text;
     }
 
     private long countTransitions(String order, String machine) {
-        Long n = jdbc(monitor).queryForObject(
-                "SELECT COUNT(*) FROM order_transitions WHERE order_number = :o AND machine = :m",
-                Map.of("o", order, "m", machine), Long.class);
+        Long n = jdbc(monitor)
+                .queryForObject(
+                        "SELECT COUNT(*) FROM order_transitions WHERE order_number = :o AND machine = :m",
+                        Map.of("o", order, "m", machine),
+                        Long.class);
         return n == null ? 0 : n;
     }
 
     // ----- the application's statements -----
 
     private String markPaid(Connection c, String order) {
-        return String.valueOf(jdbc(c).update(sql("mark-order-paid"), new MapSqlParameterSource("orderNumber", order)
-                .addValue("transactionId", "gw-" + order).addValue("now", Database.utc(T0.plusMillis(500)))
-                .addValue("currency", "EUR").addValue("amount", new BigDecimal("19.99"))));
+        return String.valueOf(jdbc(c).update(
+                        sql("mark-order-paid"),
+                        new MapSqlParameterSource("orderNumber", order)
+                                .addValue("transactionId", "gw-" + order)
+                                .addValue("now", Database.utc(T0.plusMillis(500)))
+                                .addValue("currency", "EUR")
+                                .addValue("amount", new BigDecimal("19.99"))));
     }
 
     private String markFailed(Connection c, String order) {
-        return String.valueOf(jdbc(c).update(sql("mark-order-failed"), Map.of("orderNumber", order, "currency", "EUR",
-                "amount", new BigDecimal("19.99"))));
+        return String.valueOf(jdbc(c).update(
+                        sql("mark-order-failed"),
+                        Map.of("orderNumber", order, "currency", "EUR", "amount", new BigDecimal("19.99"))));
     }
 
     /** The history row OrderRepository writes in the same transaction, only when its update moved the order. */
@@ -523,24 +584,36 @@ public abstract class InterleavingSuite {
         }
     }
 
-    private String insertTransition(Connection c, String order, String machine, String from, String to,
-            String cause) {
-        jdbc(c).update(sql("insert-transition"), new MapSqlParameterSource("orderNumber", order)
-                .addValue("machine", machine).addValue("fromStatus", from).addValue("toStatus", to)
-                .addValue("cause", cause).addValue("detail", null).addValue("now", Database.utc(T0))
-                .addValue("actor", null).addValue("webhookId", null).addValue("claimToken", null)
-                .addValue("workerId", null).addValue("error", null).addValue("fingerprint", null));
+    private String insertTransition(Connection c, String order, String machine, String from, String to, String cause) {
+        jdbc(c).update(
+                        sql("insert-transition"),
+                        new MapSqlParameterSource("orderNumber", order)
+                                .addValue("machine", machine)
+                                .addValue("fromStatus", from)
+                                .addValue("toStatus", to)
+                                .addValue("cause", cause)
+                                .addValue("detail", null)
+                                .addValue("now", Database.utc(T0))
+                                .addValue("actor", null)
+                                .addValue("webhookId", null)
+                                .addValue("claimToken", null)
+                                .addValue("workerId", null)
+                                .addValue("error", null)
+                                .addValue("fingerprint", null));
         return "logged";
     }
 
     private List<String> findExpirable(Connection c, Instant cutoff) {
-        return jdbc(c).queryForList(sql("find-expirable-orders"),
-                new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", 100), String.class);
+        return jdbc(c).queryForList(
+                        sql("find-expirable-orders"),
+                        new MapSqlParameterSource("cutoff", Database.utc(cutoff)).addValue("limit", 100),
+                        String.class);
     }
 
     private String expire(Connection c, String order, Instant cutoff) {
-        return String.valueOf(jdbc(c).update(sql("expire-order"),
-                new MapSqlParameterSource("orderNumber", order).addValue("cutoff", Database.utc(cutoff))));
+        return String.valueOf(jdbc(c).update(
+                        sql("expire-order"),
+                        new MapSqlParameterSource("orderNumber", order).addValue("cutoff", Database.utc(cutoff))));
     }
 
     /**
@@ -598,7 +671,8 @@ public abstract class InterleavingSuite {
 
         /** The claim's history row, as SyncClaims.claimed writes it, only for a claim that returned the order. */
         String logClaim(Connection c, String order, String claimStep) {
-            return got(claimStep) ? insertTransition(c, order, "sync", "Pending", "Processing", "claim by " + name)
+            return got(claimStep)
+                    ? insertTransition(c, order, "sync", "Pending", "Processing", "claim by " + name)
                     : "skipped (nothing claimed)";
         }
 
@@ -608,9 +682,12 @@ public abstract class InterleavingSuite {
             if (o == null) {
                 return "skipped";
             }
-            int rows = jdbc(c).update(sql("complete-sync"), new MapSqlParameterSource("guid", guid())
-                    .addValue("now", Database.utc(now)).addValue("id", o.id())
-                    .addValue("claimToken", o.claimToken()));
+            int rows = jdbc(c).update(
+                            sql("complete-sync"),
+                            new MapSqlParameterSource("guid", guid())
+                                    .addValue("now", Database.utc(now))
+                                    .addValue("id", o.id())
+                                    .addValue("claimToken", o.claimToken()));
             completed.addAndGet(rows);
             return String.valueOf(rows);
         }
@@ -619,8 +696,8 @@ public abstract class InterleavingSuite {
     /** What a connection outside both sessions sees committed right now. */
     private String committedPaymentStatus(String order) throws SQLException {
         synchronized (observer) {
-            try (PreparedStatement ps = observer.prepareStatement(
-                    "SELECT payment_status FROM orders WHERE order_number = ?")) {
+            try (PreparedStatement ps =
+                    observer.prepareStatement("SELECT payment_status FROM orders WHERE order_number = ?")) {
                 ps.setString(1, order);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? rs.getString(1).trim() : "(no row)";
@@ -646,8 +723,8 @@ public abstract class InterleavingSuite {
         String prepared = CAMEL_SQL.prepareQuery(sql, true, exchange);
         try (PreparedStatement ps = c.prepareStatement(prepared)) {
             int expected = ps.getParameterMetaData().getParameterCount();
-            CAMEL_SQL.populateStatement(ps,
-                    CAMEL_SQL.createPopulateIterator(sql, prepared, expected, exchange, m.getBody()), expected);
+            CAMEL_SQL.populateStatement(
+                    ps, CAMEL_SQL.createPopulateIterator(sql, prepared, expected, exchange, m.getBody()), expected);
             List<ClaimedOrder> rows = new ArrayList<>();
             if (ps.execute()) {
                 try (ResultSet rs = ps.getResultSet()) {
@@ -667,7 +744,8 @@ public abstract class InterleavingSuite {
      */
     private String camelSqlQuery(String name) {
         Path override = overrideFile(name);
-        String uri = override != null ? "file:" + override.toAbsolutePath()
+        String uri = override != null
+                ? "file:" + override.toAbsolutePath()
                 : "classpath:sql/" + dialect.folder() + "/" + name + ".sql";
         try {
             return SqlHelper.resolveQuery(camel, uri, "#");
@@ -679,8 +757,8 @@ public abstract class InterleavingSuite {
     /** Spring's named parameters on this very connection and its open transaction, as the repositories bind them. */
     private NamedParameterJdbcTemplate jdbc(Connection c) {
         synchronized (templates) {
-            return templates.computeIfAbsent(c,
-                    k -> new NamedParameterJdbcTemplate(new SingleConnectionDataSource(k, true)));
+            return templates.computeIfAbsent(
+                    c, k -> new NamedParameterJdbcTemplate(new SingleConnectionDataSource(k, true)));
         }
     }
 

@@ -2,6 +2,9 @@ package io.paysync.db;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -11,10 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.paysync.support.DatabaseAvailable;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +34,8 @@ class PostgresClaimPlanTest {
             throws Exception {
         try (TestDatabase pg = TestDatabase.postgres();
                 PaysyncInstance app = PaysyncInstance.start(pg, Map.of("paysync.sync.enabled", "false"));
-                Connection c = pg.connect(); Statement s = c.createStatement()) {
+                Connection c = pg.connect();
+                Statement s = c.createStatement()) {
             s.execute("INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, "
                     + "payment_transaction_id, created_at, paid_at) SELECT 'B-' || i, 10.00, 'EUR', 'Paid', 'Pending', "
                     + "'gw_B-' || i, now(), now() FROM generate_series(1, " + BACKLOG + ") i");
@@ -49,15 +49,19 @@ class PostgresClaimPlanTest {
             String generic = claim(c, true);
 
             for (String plan : List.of(custom, secondCustom, generic)) {
-                assertThat(plan).as("the claim reads the claimable index:%n%s", plan)
+                assertThat(plan)
+                        .as("the claim reads the claimable index:%n%s", plan)
                         .contains("Index Scan using ix_orders_sync_claimable on orders orders_1")
                         .doesNotContain("orders_pkey on orders orders_1", "Seq Scan on orders orders_1");
-                assertThat(plan).as("it claims a full batch:%n%s", plan).containsPattern("Update on orders .*actual time=\\S+ rows=50 loops=1");
+                assertThat(plan)
+                        .as("it claims a full batch:%n%s", plan)
+                        .containsPattern("Update on orders .*actual time=\\S+ rows=50 loops=1");
             }
             // The first scan meets the synced orders' old index entries and marks them dead; later claims skip them.
             // The primary key's walk read every synced order again on every claim (15,000 rows, far more pages).
-            assertThat(sharedHits(secondCustom)).as("pages a claim reads once the backlog has drained this far:%n%s",
-                    secondCustom).isLessThan(2_000);
+            assertThat(sharedHits(secondCustom))
+                    .as("pages a claim reads once the backlog has drained this far:%n%s", secondCustom)
+                    .isLessThan(2_000);
         }
     }
 
@@ -76,17 +80,37 @@ class PostgresClaimPlanTest {
             m.appendReplacement(prepared, "\\$" + (n + 1));
         }
         m.appendTail(prepared);
-        Map<String, String> types = Map.of("claimToken", "text", "leaseUntil", "timestamptz", "now", "timestamptz",
-                "includeFinalFailures", "int", "batchSize", "int");
-        Map<String, String> values = Map.of("claimToken", "'plan-test'", "leaseUntil", "now() + interval '2 minutes'",
-                "now", "now()", "includeFinalFailures", "0", "batchSize", "50");
+        Map<String, String> types = Map.of(
+                "claimToken",
+                "text",
+                "leaseUntil",
+                "timestamptz",
+                "now",
+                "timestamptz",
+                "includeFinalFailures",
+                "int",
+                "batchSize",
+                "int");
+        Map<String, String> values = Map.of(
+                "claimToken",
+                "'plan-test'",
+                "leaseUntil",
+                "now() + interval '2 minutes'",
+                "now",
+                "now()",
+                "includeFinalFailures",
+                "0",
+                "batchSize",
+                "50");
         c.setAutoCommit(false);
         Statement s = c.createStatement();
         s.execute("DEALLOCATE ALL");
         s.execute("SET plan_cache_mode = " + (generic ? "force_generic_plan" : "force_custom_plan"));
-        s.execute("PREPARE claim(" + String.join(", ", names.stream().map(types::get).toList()) + ") AS " + prepared);
-        try (s; ResultSet rs = s.executeQuery("EXPLAIN (ANALYZE, BUFFERS) EXECUTE claim("
-                + String.join(", ", names.stream().map(values::get).toList()) + ")")) {
+        s.execute("PREPARE claim("
+                + String.join(", ", names.stream().map(types::get).toList()) + ") AS " + prepared);
+        try (s;
+                ResultSet rs = s.executeQuery("EXPLAIN (ANALYZE, BUFFERS) EXECUTE claim("
+                        + String.join(", ", names.stream().map(values::get).toList()) + ")")) {
             StringBuilder plan = new StringBuilder();
             while (rs.next()) {
                 plan.append(rs.getString(1)).append('\n');

@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -18,10 +21,6 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,9 +42,19 @@ public abstract class RetentionSuite {
 
     @BeforeAll
     void start() throws Exception {
-        app = PaysyncInstance.start(createDatabase(), Map.of("paysync.retention.batch-size", "50",
-                "paysync.retention.refused-callback-days", "7", "paysync.retention.callback-days", "90",
-                "paysync.retention.history-days", "730", "paysync.retention.anomaly-days", "365"));
+        app = PaysyncInstance.start(
+                createDatabase(),
+                Map.of(
+                        "paysync.retention.batch-size",
+                        "50",
+                        "paysync.retention.refused-callback-days",
+                        "7",
+                        "paysync.retention.callback-days",
+                        "90",
+                        "paysync.retention.history-days",
+                        "730",
+                        "paysync.retention.anomaly-days",
+                        "365"));
         purge = app.bean("retentionPurge", RetentionPurge.class);
     }
 
@@ -74,11 +83,15 @@ public abstract class RetentionSuite {
 
         Map<String, Integer> deleted = purge.purge();
 
-        assertThat(deleted).containsEntry("refused callbacks", 4).containsEntry("callbacks", 3)
-                .containsEntry("history rows", 5).containsEntry("anomalies", 2);
-        assertThat(numbers("SELECT DISTINCT order_number FROM callbacks")).containsExactlyInAnyOrder("KEPT-VALID",
-                "KEPT-REFUSED");
-        assertThat(numbers("SELECT DISTINCT order_number FROM order_transitions")).containsExactly("KEPT-HISTORY");
+        assertThat(deleted)
+                .containsEntry("refused callbacks", 4)
+                .containsEntry("callbacks", 3)
+                .containsEntry("history rows", 5)
+                .containsEntry("anomalies", 2);
+        assertThat(numbers("SELECT DISTINCT order_number FROM callbacks"))
+                .containsExactlyInAnyOrder("KEPT-VALID", "KEPT-REFUSED");
+        assertThat(numbers("SELECT DISTINCT order_number FROM order_transitions"))
+                .containsExactly("KEPT-HISTORY");
         assertThat(numbers("SELECT DISTINCT order_number FROM anomalies")).containsExactly("KEPT-ANOMALY");
         assertThat(app.count("SELECT COUNT(*) FROM callbacks")).isEqualTo(3);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions")).isEqualTo(2);
@@ -94,8 +107,11 @@ public abstract class RetentionSuite {
             callbacks(c, "valid", "OLD-VALID", 100, 1);
         }
         // Outside the purge: neither an UPDATE nor a DELETE, even of a row the purge would delete.
-        for (String sql : List.of("UPDATE order_transitions SET cause = 'rewritten'", "DELETE FROM order_transitions",
-                "UPDATE callbacks SET outcome = 'paid'", "DELETE FROM callbacks")) {
+        for (String sql : List.of(
+                "UPDATE order_transitions SET cause = 'rewritten'",
+                "DELETE FROM order_transitions",
+                "UPDATE callbacks SET outcome = 'paid'",
+                "DELETE FROM callbacks")) {
             assertThatThrownBy(() -> app.execute(sql)).as(sql).isInstanceOf(SQLException.class);
         }
         // Inside a transaction that declared itself the purge, an UPDATE is still refused.
@@ -109,7 +125,8 @@ public abstract class RetentionSuite {
                 c.rollback();
             }
         }
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE cause = 'rewritten'")).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE cause = 'rewritten'"))
+                .isZero();
         assertThat(purge.purge()).containsEntry("history rows", 1).containsEntry("callbacks", 1);
     }
 
@@ -132,9 +149,13 @@ public abstract class RetentionSuite {
         try {
             Future<Integer> purged = pool.submit(() -> {
                 int total = 0;
-                for (int round = 0; round < 100 && app.count("SELECT COUNT(*) FROM callbacks WHERE order_number = "
-                        + "'FORGED'") > 0; round++) {
-                    total += purge.purge().values().stream().mapToInt(Integer::intValue).sum();
+                for (int round = 0;
+                        round < 100
+                                && app.count("SELECT COUNT(*) FROM callbacks WHERE order_number = " + "'FORGED'") > 0;
+                        round++) {
+                    total += purge.purge().values().stream()
+                            .mapToInt(Integer::intValue)
+                            .sum();
                 }
                 return total;
             });
@@ -152,16 +173,20 @@ public abstract class RetentionSuite {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(orders);
-        assertThat(app.count("SELECT COUNT(*) FROM callbacks WHERE order_number LIKE 'LIVE-%'")).isEqualTo(orders);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"))
+                .isEqualTo(orders);
+        assertThat(app.count("SELECT COUNT(*) FROM callbacks WHERE order_number LIKE 'LIVE-%'"))
+                .isEqualTo(orders);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number LIKE 'LIVE-%'"))
                 .isGreaterThanOrEqualTo(orders);
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'ANCIENT'")).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'ANCIENT'"))
+                .isZero();
     }
 
     private List<String> numbers(String sql) throws SQLException {
         List<String> found = new ArrayList<>();
-        try (Connection c = app.database().connect(); Statement s = c.createStatement();
+        try (Connection c = app.database().connect();
+                Statement s = c.createStatement();
                 var rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 found.add(rs.getString(1));
@@ -194,13 +219,23 @@ public abstract class RetentionSuite {
     }
 
     private static void transitions(Connection c, String order, int daysAgo, int n) throws SQLException {
-        rows(c, "INSERT INTO order_transitions (order_number, machine, from_status, to_status, cause, occurred_at) "
-                + "VALUES (?, 'payment', 'Pending', 'Paid', 'test', ?)", order, daysAgo, n);
+        rows(
+                c,
+                "INSERT INTO order_transitions (order_number, machine, from_status, to_status, cause, occurred_at) "
+                        + "VALUES (?, 'payment', 'Pending', 'Paid', 'test', ?)",
+                order,
+                daysAgo,
+                n);
     }
 
     private static void anomalies(Connection c, String order, int daysAgo, int n) throws SQLException {
-        rows(c, "INSERT INTO anomalies (kind, order_number, detail, occurred_at) "
-                + "VALUES ('amount-mismatch', ?, 'test', ?)", order, daysAgo, n);
+        rows(
+                c,
+                "INSERT INTO anomalies (kind, order_number, detail, occurred_at) "
+                        + "VALUES ('amount-mismatch', ?, 'test', ?)",
+                order,
+                daysAgo,
+                n);
     }
 
     /** n rows of one insert whose two parameters are the order number and when it happened. */

@@ -14,8 +14,10 @@ class SqlServerAuditTrailMigrationTest extends AuditTrailMigrationSuite {
     @Override
     protected TestDatabase createDatabase() {
         String url = System.getenv("PAYSYNC_TEST_SQLSERVER_MIGRATION_URL");
-        Assumptions.assumeTrue(url != null && !url.isBlank(), "SQL Server migration test SKIPPED: set "
-                + "PAYSYNC_TEST_SQLSERVER_MIGRATION_URL to a second, empty database");
+        Assumptions.assumeTrue(
+                url != null && !url.isBlank(),
+                "SQL Server migration test SKIPPED: set "
+                        + "PAYSYNC_TEST_SQLSERVER_MIGRATION_URL to a second, empty database");
         return TestDatabase.sqlServer(url);
     }
 }

@@ -3,6 +3,18 @@ package io.paysync.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.order.PaymentStatus;
+import io.paysync.order.SyncStatus;
+import io.paysync.support.LogHygiene;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Step;
+import io.paysync.sync.SyncGate;
+import io.paysync.sync.SyncRouteSeam;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,19 +28,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.order.PaymentStatus;
-import io.paysync.order.SyncStatus;
-import io.paysync.support.LogHygiene;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.ThirdPartyStub;
-import io.paysync.support.ThirdPartyStub.Fault;
-import io.paysync.support.ThirdPartyStub.Step;
-import io.paysync.sync.SyncGate;
-import io.paysync.sync.SyncRouteSeam;
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -95,10 +94,10 @@ class BusinessMetricsTest {
     @Order(1)
     void should_report_orders_dead_letters_anomalies_calls_and_claims_exactly_as_they_happened() throws Exception {
         // One order per outcome of a try at the third party.
-        stub.script("M-FAULT", Step.status(500));             // in doubt (a 5xx may come after the create), then created
-        stub.script("M-429", Step.status(429));               // retryable, then created
-        stub.script("M-DROP", Step.of(Fault.DROP));           // no answer at all: in doubt, then created
-        stub.script("M-400", Step.status(400));               // refused: dead letter
+        stub.script("M-FAULT", Step.status(500)); // in doubt (a 5xx may come after the create), then created
+        stub.script("M-429", Step.status(429)); // retryable, then created
+        stub.script("M-DROP", Step.of(Fault.DROP)); // no answer at all: in doubt, then created
+        stub.script("M-400", Step.status(400)); // refused: dead letter
         paid("M-OK");
         paid("M-FAULT");
         paid("M-429");
@@ -111,17 +110,21 @@ class BusinessMetricsTest {
         app.execute("UPDATE orders SET paid_at = DATEADD('SECOND', -3600, paid_at), "
                 + "created_at = DATEADD('SECOND', -3700, created_at) WHERE order_number = 'M-OLD0'");
         assertThat(app.createOrder("M-PENDING", "10.00", "EUR").status()).isEqualTo(201);
-        assertThat(app.callback("M-PENDING", "gw_mismatch", "99.00", "EUR", "succeeded").error())
+        assertThat(app.callback("M-PENDING", "gw_mismatch", "99.00", "EUR", "succeeded")
+                        .error())
                 .isEqualTo("amount-mismatch");
         assertThat(app.createOrder("M-FAILED", "10.00", "EUR").status()).isEqualTo(201);
-        assertThat(app.callback("M-FAILED", "gw_M-FAILED", "10.00", "EUR", "failed").outcome()).isEqualTo("failed");
+        assertThat(app.callback("M-FAILED", "gw_M-FAILED", "10.00", "EUR", "failed")
+                        .outcome())
+                .isEqualTo("failed");
 
         for (String done : List.of("M-OK", "M-FAULT", "M-429", "M-DROP")) {
             awaitSyncStatus(done, "Completed");
         }
         awaitSyncStatus("M-400", "Failed");
-        await().atMost(Duration.ofSeconds(30)).until(() -> app.column("M-OLD0", "last_sync_error") != null
-                && "Pending".equals(app.column("M-OLD0", "sync_status")));
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> app.column("M-OLD0", "last_sync_error") != null
+                        && "Pending".equals(app.column("M-OLD0", "sync_status")));
 
         Map<String, Double> orders = new HashMap<>();
         for (PaymentStatus p : PaymentStatus.values()) {
@@ -137,8 +140,10 @@ class BusinessMetricsTest {
         // The database says the same (the figures are not merely what this process saw).
         Map<String, Double> fromDb = new HashMap<>(orders);
         fromDb.replaceAll((k, v) -> 0.0);
-        try (var c = database.connect(); var s = c.createStatement();
-                var rs = s.executeQuery("SELECT payment_status, sync_status, COUNT(*) FROM orders GROUP BY payment_status, sync_status")) {
+        try (var c = database.connect();
+                var s = c.createStatement();
+                var rs = s.executeQuery(
+                        "SELECT payment_status, sync_status, COUNT(*) FROM orders GROUP BY payment_status, sync_status")) {
             while (rs.next()) {
                 fromDb.put(rs.getString(1) + "/" + rs.getString(2), rs.getDouble(3));
             }
@@ -149,14 +154,19 @@ class BusinessMetricsTest {
             Scrape scrape = scrape();
             Map<String, Double> seen = new HashMap<>();
             for (Sample sample : scrape.named("paysync_orders")) {
-                seen.put(sample.labels().get("payment_status") + "/" + sample.labels().get("sync_status"),
+                seen.put(
+                        sample.labels().get("payment_status") + "/"
+                                + sample.labels().get("sync_status"),
                         sample.value());
             }
             assertThat(seen).isEqualTo(orders);
             assertThat(scrape.value("paysync_dead_letters", Map.of())).isEqualTo(1.0);
-            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "amount-mismatch"))).isEqualTo(1.0);
-            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "order-not-pending"))).isEqualTo(0.0);
-            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "sync-in-doubt"))).isEqualTo(0.0);
+            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "amount-mismatch")))
+                    .isEqualTo(1.0);
+            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "order-not-pending")))
+                    .isEqualTo(0.0);
+            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "sync-in-doubt")))
+                    .isEqualTo(0.0);
         });
 
         Scrape scrape = scrape();
@@ -168,31 +178,60 @@ class BusinessMetricsTest {
         for (Sample sample : scrape.named("paysync_third_party_calls_total")) {
             calls.put(sample.labels().get("outcome"), sample.value());
         }
-        assertThat(calls).isEqualTo(new TreeMap<>(Map.of("created", 4.0, "found", 0.0, "not_found", 0.0,
-                "retryable", 2.0, "refused", 1.0, "in_doubt", 2.0, "breaker_open", 0.0)));
+        assertThat(calls)
+                .isEqualTo(new TreeMap<>(Map.of(
+                        "created",
+                        4.0,
+                        "found",
+                        0.0,
+                        "not_found",
+                        0.0,
+                        "retryable",
+                        2.0,
+                        "refused",
+                        1.0,
+                        "in_doubt",
+                        2.0,
+                        "breaker_open",
+                        0.0)));
         assertThat(stub.requests()).hasSize(9);
         assertThat(scrape.value("paysync_third_party_call_duration_seconds_count", Map.of()))
                 .isEqualTo(stub.requests().size());
         assertThat(scrape.value("paysync_third_party_call_duration_seconds_bucket", Map.of("le", "+Inf")))
                 .isEqualTo(stub.requests().size());
-        assertThat(scrape.value("paysync_third_party_call_duration_seconds_sum", Map.of())).isPositive();
+        assertThat(scrape.value("paysync_third_party_call_duration_seconds_sum", Map.of()))
+                .isPositive();
 
         // Every attempt is one claim: 1 + 2 + 2 + 2 + 1 + 1.
         long attempts = app.count("SELECT SUM(sync_attempts) FROM orders");
         assertThat(attempts).isEqualTo(9);
         assertThat(scrape.value("paysync_sync_claim_batch_size_sum", Map.of())).isEqualTo(attempts);
-        assertThat(scrape.value("paysync_sync_claim_batch_size_count", Map.of())).isGreaterThanOrEqualTo(1.0);
+        assertThat(scrape.value("paysync_sync_claim_batch_size_count", Map.of()))
+                .isGreaterThanOrEqualTo(1.0);
 
         Map<String, Double> breaker = new TreeMap<>();
         for (Sample sample : scrape.named("paysync_circuit_breaker_state")) {
             assertThat(sample.labels()).containsEntry("breaker", SyncRouteSeam.BREAKER_ID);
             breaker.put(sample.labels().get("state"), sample.value());
         }
-        assertThat(breaker).isEqualTo(new TreeMap<>(Map.of("closed", 1.0, "open", 0.0, "half_open", 0.0,
-                "forced_open", 0.0, "disabled", 0.0, "metrics_only", 0.0)));
+        assertThat(breaker)
+                .isEqualTo(new TreeMap<>(Map.of(
+                        "closed",
+                        1.0,
+                        "open",
+                        0.0,
+                        "half_open",
+                        0.0,
+                        "forced_open",
+                        0.0,
+                        "disabled",
+                        0.0,
+                        "metrics_only",
+                        0.0)));
         // Camel's own route metrics are still there beside ours.
         assertThat(scrape.named("camel_exchanges_total")).isNotEmpty();
-        assertThat(scrape.value("paysync_metrics_refresh_failures_total", Map.of())).isEqualTo(0.0);
+        assertThat(scrape.value("paysync_metrics_refresh_failures_total", Map.of()))
+                .isEqualTo(0.0);
     }
 
     @Test
@@ -204,8 +243,12 @@ class BusinessMetricsTest {
         List<String> expressions = new ArrayList<>();
         for (JsonNode group : rules.path("groups")) {
             for (JsonNode rule : group.path("rules")) {
-                assertThat(rule.path("alert").asText()).as("every rule is an alert").isNotBlank();
-                assertThat(rule.path("expr").asText()).as("every rule has an expression").isNotBlank();
+                assertThat(rule.path("alert").asText())
+                        .as("every rule is an alert")
+                        .isNotBlank();
+                assertThat(rule.path("expr").asText())
+                        .as("every rule has an expression")
+                        .isNotBlank();
                 expressions.add(rule.path("expr").asText());
             }
         }
@@ -215,15 +258,21 @@ class BusinessMetricsTest {
         while (m.find()) {
             used.add(m.group());
         }
-        assertThat(used).contains("paysync_oldest_unsynced_paid_order_age_seconds", "paysync_dead_letters",
-                "paysync_circuit_breaker_state", "paysync_anomalies_total");
+        assertThat(used)
+                .contains(
+                        "paysync_oldest_unsynced_paid_order_age_seconds",
+                        "paysync_dead_letters",
+                        "paysync_circuit_breaker_state",
+                        "paysync_anomalies_total");
         assertThat(String.join("\n", expressions)).contains("up{");
         Set<String> scraped = scrape().names();
         assertThat(scraped).containsAll(used);
         // The labels the rules select on are there too.
-        assertThat(scrape().named("paysync_circuit_breaker_state")).extracting(s -> s.labels().get("state"))
+        assertThat(scrape().named("paysync_circuit_breaker_state"))
+                .extracting(s -> s.labels().get("state"))
                 .contains("open", "forced_open");
-        assertThat(scrape().named("paysync_third_party_calls_total")).extracting(s -> s.labels().get("outcome"))
+        assertThat(scrape().named("paysync_third_party_calls_total"))
+                .extracting(s -> s.labels().get("outcome"))
                 .contains("retryable", "in_doubt", "refused", "breaker_open");
     }
 
@@ -232,24 +281,33 @@ class BusinessMetricsTest {
     void should_keep_the_instance_ready_and_alive_with_the_breaker_open_unless_told_otherwise() throws Exception {
         Response live = app.get("/observe/health/live");
         assertThat(live.status()).isEqualTo(200);
-        JsonNode ready = app.get("/observe/health/ready?exposureLevel=full&data=true").json();
+        JsonNode ready =
+                app.get("/observe/health/ready?exposureLevel=full&data=true").json();
         assertThat(check(ready, "third-party-breaker").path("status").asText()).isEqualTo("UP");
-        assertThat(details(check(ready, "third-party-breaker")).path("state").asText()).isEqualTo("CLOSED");
+        assertThat(details(check(ready, "third-party-breaker")).path("state").asText())
+                .isEqualTo("CLOSED");
         // Readiness has the database; liveness has neither the database nor the breaker.
         assertThat(check(ready, "database")).isNotNull();
         JsonNode liveFull = app.get("/observe/health/live?exposureLevel=full").json();
         assertThat(check(liveFull, "third-party-breaker")).isNull();
         assertThat(check(liveFull, "database")).isNull();
 
-        ResilienceProcessor breaker = app.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
+        ResilienceProcessor breaker =
+                app.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
         breaker.transitionToOpenState();
         try {
             Response r = app.get("/observe/health/ready?exposureLevel=full&data=true");
             assertThat(r.status()).isEqualTo(200);
-            assertThat(details(check(r.json(), "third-party-breaker")).path("state").asText()).isEqualTo("OPEN");
-            assertThat(check(r.json(), "third-party-breaker").path("status").asText()).isEqualTo("UP");
-            assertThat(scrape().value("paysync_circuit_breaker_state", Map.of("state", "open"))).isEqualTo(1.0);
-            assertThat(scrape().value("paysync_circuit_breaker_state", Map.of("state", "closed"))).isEqualTo(0.0);
+            assertThat(details(check(r.json(), "third-party-breaker"))
+                            .path("state")
+                            .asText())
+                    .isEqualTo("OPEN");
+            assertThat(check(r.json(), "third-party-breaker").path("status").asText())
+                    .isEqualTo("UP");
+            assertThat(scrape().value("paysync_circuit_breaker_state", Map.of("state", "open")))
+                    .isEqualTo(1.0);
+            assertThat(scrape().value("paysync_circuit_breaker_state", Map.of("state", "closed")))
+                    .isEqualTo(0.0);
         } finally {
             breaker.transitionToCloseState();
         }
@@ -258,14 +316,18 @@ class BusinessMetricsTest {
     @Test
     @Order(4)
     void should_take_the_instance_out_of_service_when_the_breaker_opens_if_so_configured() throws Exception {
-        try (TestDatabase db = TestDatabase.h2(); ThirdPartyStub other = ThirdPartyStub.start();
-                PaysyncInstance strict = PaysyncInstance.start(db,
-                        worker(other, Map.of("paysync.health.breaker-down-when-open", "true")))) {
+        try (TestDatabase db = TestDatabase.h2();
+                ThirdPartyStub other = ThirdPartyStub.start();
+                PaysyncInstance strict = PaysyncInstance.start(
+                        db, worker(other, Map.of("paysync.health.breaker-down-when-open", "true")))) {
             assertThat(strict.get("/observe/health/ready").status()).isEqualTo(200);
-            strict.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class).transitionToOpenState();
+            strict.camelContext()
+                    .getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class)
+                    .transitionToOpenState();
             Response ready = strict.get("/observe/health/ready?exposureLevel=full&data=true");
             assertThat(ready.status()).isEqualTo(503);
-            assertThat(check(ready.json(), "third-party-breaker").path("status").asText()).isEqualTo("DOWN");
+            assertThat(check(ready.json(), "third-party-breaker").path("status").asText())
+                    .isEqualTo("DOWN");
             assertThat(check(ready.json(), "database").path("status").asText()).isEqualTo("UP");
             assertThat(strict.get("/observe/health/live").status()).isEqualTo(200);
         }
@@ -276,8 +338,8 @@ class BusinessMetricsTest {
     void should_refuse_to_start_with_a_breaker_setting_that_is_not_true_or_false() throws Exception {
         try (TestDatabase db = TestDatabase.h2()) {
             Throwable failure = null;
-            try (PaysyncInstance bad = PaysyncInstance.start(db,
-                    Map.of("paysync.health.breaker-down-when-open", "yes please"))) {
+            try (PaysyncInstance bad =
+                    PaysyncInstance.start(db, Map.of("paysync.health.breaker-down-when-open", "yes please"))) {
                 // started: the assertion below fails
             } catch (Exception e) {
                 failure = e;
@@ -294,24 +356,39 @@ class BusinessMetricsTest {
     @Test
     @Order(6)
     void should_not_flap_liveness_while_the_third_party_refuses_connections() throws Exception {
-        try (TestDatabase db = TestDatabase.h2(); ThirdPartyStub down = ThirdPartyStub.start();
-                PaysyncInstance worker = PaysyncInstance.start(db, worker(down, Map.of(
-                        "camel.resilience4j.minimumNumberOfCalls", "2", "camel.resilience4j.slidingWindowSize", "2",
-                        "camel.resilience4j.waitDurationInOpenState", "60", "paysync.sync.max-attempts", "50")))) {
+        try (TestDatabase db = TestDatabase.h2();
+                ThirdPartyStub down = ThirdPartyStub.start();
+                PaysyncInstance worker = PaysyncInstance.start(
+                        db,
+                        worker(
+                                down,
+                                Map.of(
+                                        "camel.resilience4j.minimumNumberOfCalls",
+                                        "2",
+                                        "camel.resilience4j.slidingWindowSize",
+                                        "2",
+                                        "camel.resilience4j.waitDurationInOpenState",
+                                        "60",
+                                        "paysync.sync.max-attempts",
+                                        "50")))) {
             down.refuseConnections();
             for (int i = 0; i < 3; i++) {
-                assertThat(worker.createOrder("R-" + i, "10.00", "EUR").status()).isEqualTo(201);
-                assertThat(worker.callback("R-" + i, "gw_R-" + i, "10.00", "EUR", "succeeded").outcome())
+                assertThat(worker.createOrder("R-" + i, "10.00", "EUR").status())
+                        .isEqualTo(201);
+                assertThat(worker.callback("R-" + i, "gw_R-" + i, "10.00", "EUR", "succeeded")
+                                .outcome())
                         .isEqualTo("paid");
             }
             SyncGate gate = worker.bean("syncGate", SyncGate.class);
             List<Integer> liveness = new ArrayList<>();
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
-                Response r = worker.get("/observe/health/live");
-                liveness.add(r.status());
-                assertThat(r.json().path("status").asText()).isEqualTo("UP");
-                return "OPEN".equals(gate.breakerState());
-            });
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> {
+                        Response r = worker.get("/observe/health/live");
+                        liveness.add(r.status());
+                        assertThat(r.json().path("status").asText()).isEqualTo("UP");
+                        return "OPEN".equals(gate.breakerState());
+                    });
             // And for a while longer with the breaker open.
             for (int i = 0; i < 10; i++) {
                 Response r = worker.get("/observe/health/live");
@@ -334,11 +411,14 @@ class BusinessMetricsTest {
             assertThat(worker.get("/observe/health").status()).isEqualTo(200);
 
             Scrape scrape = scrape(worker);
-            assertThat(scrape.value("paysync_circuit_breaker_state", Map.of("state", "open"))).isEqualTo(1.0);
+            assertThat(scrape.value("paysync_circuit_breaker_state", Map.of("state", "open")))
+                    .isEqualTo(1.0);
             double refused = scrape.value("paysync_third_party_calls_total", Map.of("outcome", "retryable"));
             assertThat(refused).isGreaterThanOrEqualTo(2.0);
-            assertThat(scrape.value("paysync_third_party_calls_total", Map.of("outcome", "in_doubt"))).isZero();
-            assertThat(scrape.value("paysync_third_party_call_duration_seconds_count", Map.of())).isEqualTo(refused);
+            assertThat(scrape.value("paysync_third_party_calls_total", Map.of("outcome", "in_doubt")))
+                    .isZero();
+            assertThat(scrape.value("paysync_third_party_call_duration_seconds_count", Map.of()))
+                    .isEqualTo(refused);
             assertThat(down.requests()).isEmpty();
         }
     }
@@ -347,13 +427,16 @@ class BusinessMetricsTest {
 
     private void paid(String orderNumber) throws Exception {
         assertThat(app.createOrder(orderNumber, "10.00", "EUR").status()).isEqualTo(201);
-        assertThat(app.callback(orderNumber, "gw_" + orderNumber, "10.00", "EUR", "succeeded").outcome())
+        assertThat(app.callback(orderNumber, "gw_" + orderNumber, "10.00", "EUR", "succeeded")
+                        .outcome())
                 .isEqualTo("paid");
     }
 
     private void awaitSyncStatus(String orderNumber, String status) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat(app.column(orderNumber, "sync_status")).isEqualTo(status));
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(
+                        () -> assertThat(app.column(orderNumber, "sync_status")).isEqualTo(status));
     }
 
     private Scrape scrape() throws Exception {
@@ -387,8 +470,7 @@ class BusinessMetricsTest {
         return sb.toString();
     }
 
-    record Sample(String name, Map<String, String> labels, double value) {
-    }
+    record Sample(String name, Map<String, String> labels, double value) {}
 
     /** The Prometheus text format, parsed line by line (comments skipped). */
     record Scrape(List<Sample> samples) {
@@ -410,7 +492,8 @@ class BusinessMetricsTest {
                         labels.put(l.group(1), l.group(2));
                     }
                 }
-                samples.add(new Sample(m.group(1), labels, Double.parseDouble(m.group(3).replace("+Inf", "Infinity"))));
+                samples.add(new Sample(
+                        m.group(1), labels, Double.parseDouble(m.group(3).replace("+Inf", "Infinity"))));
             }
             return new Scrape(samples);
         }
@@ -428,7 +511,8 @@ class BusinessMetricsTest {
         /** The one sample of this name whose labels include these. */
         double value(String name, Map<String, String> labels) {
             List<Sample> matching = named(name).stream()
-                    .filter(s -> s.labels().entrySet().containsAll(labels.entrySet())).toList();
+                    .filter(s -> s.labels().entrySet().containsAll(labels.entrySet()))
+                    .toList();
             assertThat(matching).as("%s%s in the scrape", name, labels).hasSize(1);
             return matching.get(0).value();
         }

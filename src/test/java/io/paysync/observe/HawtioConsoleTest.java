@@ -2,6 +2,9 @@ package io.paysync.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -11,10 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,8 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class HawtioConsoleTest {
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5))
-            .followRedirects(HttpClient.Redirect.NEVER).build();
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .connectTimeout(Duration.ofSeconds(5))
+            .followRedirects(HttpClient.Redirect.NEVER)
+            .build();
 
     @TempDir
     Path dir;
@@ -39,8 +40,8 @@ class HawtioConsoleTest {
         Files.writeString(dist.resolve("index.html"), "<!doctype html><title>Paysync · Hawtio</title>");
         Files.writeString(dist.resolve("assets/app.js"), "console.log('hawtio')");
         Files.writeString(dir.resolve("outside.txt"), "not to be served");
-        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), Map.of("paysync.hawtio.dir",
-                dist.toString(), "camel.main.jmxEnabled", "true"))) {
+        try (PaysyncInstance app = PaysyncInstance.start(
+                TestDatabase.h2(), Map.of("paysync.hawtio.dir", dist.toString(), "camel.main.jmxEnabled", "true"))) {
             String hawtio = app.baseUrl() + "/observe/hawtio";
             HttpResponse<String> bare = get(hawtio);
             assertThat(bare.statusCode()).isEqualTo(302);
@@ -62,38 +63,56 @@ class HawtioConsoleTest {
             assertThat(index.headers().firstValue("Content-Security-Policy")).hasValue("frame-ancestors 'none'");
 
             assertThat(get(hawtio + "/user").body()).isEqualTo("\"operator\"");
-            JsonNode settings = PaysyncInstance.JSON.readTree(get(hawtio + "/paysync.json").body());
-            assertThat(settings.path("apiPort").asInt()).isEqualTo(URI.create(app.baseUrl()).getPort());
+            JsonNode settings =
+                    PaysyncInstance.JSON.readTree(get(hawtio + "/paysync.json").body());
+            assertThat(settings.path("apiPort").asInt())
+                    .isEqualTo(URI.create(app.baseUrl()).getPort());
             assertThat(settings.path("console").isNull()).isTrue();
 
-            HttpResponse<String> version = HTTP.send(HttpRequest.newBuilder(URI.create(hawtio + "/jolokia"))
-                    .header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"version\"}")).build(),
+            HttpResponse<String> version = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(hawtio + "/jolokia"))
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"type\":\"version\"}"))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertThat(PaysyncInstance.JSON.readTree(version.body()).path("status").asInt()).isEqualTo(200);
+            assertThat(PaysyncInstance.JSON
+                            .readTree(version.body())
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(200);
             assertThat(get(hawtio + "/jolokia/version").body()).contains("\"agent\"");
 
-            JsonNode links = PaysyncInstance.JSON.readTree(get(app.baseUrl() + "/console/links.json").body());
-            assertThat(links.path("managementPort").asInt()).isEqualTo(URI.create(app.baseUrl()).getPort());
+            JsonNode links = PaysyncInstance.JSON.readTree(
+                    get(app.baseUrl() + "/console/links.json").body());
+            assertThat(links.path("managementPort").asInt())
+                    .isEqualTo(URI.create(app.baseUrl()).getPort());
             assertThat(links.path("hawtio").isNull()).isTrue();
         }
     }
 
     @Test
     void should_say_how_to_build_the_console_when_there_is_none() throws Exception {
-        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), Map.of("paysync.hawtio.dir",
-                dir.resolve("not-built").toString()))) {
+        try (PaysyncInstance app = PaysyncInstance.start(
+                TestDatabase.h2(),
+                Map.of("paysync.hawtio.dir", dir.resolve("not-built").toString()))) {
             HttpResponse<String> missing = get(app.baseUrl() + "/observe/hawtio/");
             assertThat(missing.statusCode()).isEqualTo(404);
             JsonNode error = PaysyncInstance.JSON.readTree(missing.body());
             assertThat(error.path("error").asText()).isEqualTo("hawtio-not-built");
-            assertThat(error.path("message").asText()).contains(HawtioConsole.HOW_TO_BUILD).contains("not-built");
-            assertThat(get(app.baseUrl() + "/observe/health").statusCode()).as("the rest works").isEqualTo(200);
+            assertThat(error.path("message").asText())
+                    .contains(HawtioConsole.HOW_TO_BUILD)
+                    .contains("not-built");
+            assertThat(get(app.baseUrl() + "/observe/health").statusCode())
+                    .as("the rest works")
+                    .isEqualTo(200);
         }
     }
 
     private static HttpResponse<String> get(String url) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+        return HTTP.send(
+                HttpRequest.newBuilder(URI.create(url))
+                        .timeout(Duration.ofSeconds(10))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -2,6 +2,10 @@ package io.paysync.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -15,13 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-
 import javax.management.ObjectName;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.WorkerProcess;
 import org.apache.camel.Route;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -48,8 +46,8 @@ class HawtioJolokiaTest {
 
         @BeforeAll
         void start() throws Exception {
-            app = PaysyncInstance.start(TestDatabase.h2(),
-                    Map.of("camel.main.jmxEnabled", "true", "camel.main.name", "paysync-hawtio"));
+            app = PaysyncInstance.start(
+                    TestDatabase.h2(), Map.of("camel.main.jmxEnabled", "true", "camel.main.name", "paysync-hawtio"));
             jolokia = new Jolokia(app.baseUrl() + "/observe/jolokia");
         }
 
@@ -60,19 +58,25 @@ class HawtioJolokiaTest {
 
         @Test
         void should_list_every_camel_route_the_runtime_runs() throws Exception {
-            assertThat(jolokia.request(Map.of("type", "version")).path("value").path("agent").asText()).isNotBlank();
+            assertThat(jolokia.request(Map.of("type", "version"))
+                            .path("value")
+                            .path("agent")
+                            .asText())
+                    .isNotBlank();
 
             Set<String> running = new TreeSet<>();
             for (Route r : app.camelContext().getRoutes()) {
                 running.add(r.getRouteId());
             }
-            assertThat(jolokia.routeIds()).isEqualTo(running).contains("orders-api", "payment-callback",
-                    "operator-api", "paid-order-sync");
+            assertThat(jolokia.routeIds())
+                    .isEqualTo(running)
+                    .contains("orders-api", "payment-callback", "operator-api", "paid-order-sync");
 
             // Hawtio builds its tree from list: names and signatures, here of the Camel domain.
             JsonNode list = jolokia.request(Map.of("type", "list", "path", "org.apache.camel"));
             assertThat(list.path("status").asInt()).isEqualTo(200);
-            assertThat(list.path("value").fieldNames()).toIterable()
+            assertThat(list.path("value").fieldNames())
+                    .toIterable()
                     .anySatisfy(key -> assertThat(key).contains("type=routes").contains("orders-api"));
         }
 
@@ -82,7 +86,8 @@ class HawtioJolokiaTest {
             long before = jolokia.read(route, "ExchangesTotal").asLong();
 
             for (int i = 0; i < 3; i++) {
-                assertThat(app.createOrder("H-STAT-" + i, "1.00", "EUR").status()).isEqualTo(201);
+                assertThat(app.createOrder("H-STAT-" + i, "1.00", "EUR").status())
+                        .isEqualTo(201);
             }
 
             // The counter moves when the exchange is done, which may be just after the answer was written.
@@ -90,10 +95,16 @@ class HawtioJolokiaTest {
             // Hawtio polls several attributes in one bulk request.
             JsonNode bulk = jolokia.bulk(List.of(
                     Map.of("type", "read", "mbean", route, "attribute", List.of("ExchangesTotal", "State")),
-                    Map.of("type", "read", "mbean", jolokia.route("payment-callback"), "attribute",
+                    Map.of(
+                            "type",
+                            "read",
+                            "mbean",
+                            jolokia.route("payment-callback"),
+                            "attribute",
                             List.of("ExchangesTotal", "State"))));
             assertThat(bulk.get(0).path("status").asInt()).isEqualTo(200);
-            assertThat(bulk.get(0).path("value").path("ExchangesTotal").asLong()).isEqualTo(before + 3);
+            assertThat(bulk.get(0).path("value").path("ExchangesTotal").asLong())
+                    .isEqualTo(before + 3);
             assertThat(bulk.get(0).path("value").path("State").asText()).isEqualTo("Started");
             assertThat(bulk.get(1).path("status").asInt()).isEqualTo(200);
         }
@@ -107,14 +118,18 @@ class HawtioJolokiaTest {
             try {
                 assertThat(jolokia.read(route, "State").asText()).isEqualTo("Stopped");
                 PaysyncInstance.Response refused = app.createOrder("H-STOPPED", "1.00", "EUR");
-                assertThat(refused.status()).as("POST /api/orders while orders-api is stopped: %s", refused)
+                assertThat(refused.status())
+                        .as("POST /api/orders while orders-api is stopped: %s", refused)
                         .isEqualTo(404);
                 assertThat(refused.error()).isEqualTo("not-found");
-                assertThat(app.column("H-STOPPED", "order_number")).as("no order was created").isNull();
+                assertThat(app.column("H-STOPPED", "order_number"))
+                        .as("no order was created")
+                        .isNull();
                 // Only that route stopped: reading an order is another route.
                 assertThat(app.get("/api/orders/H-RUN-1").status()).isEqualTo(200);
             } finally {
-                assertThat(jolokia.exec(route, "start()").path("status").asInt()).isEqualTo(200);
+                assertThat(jolokia.exec(route, "start()").path("status").asInt())
+                        .isEqualTo(200);
             }
 
             assertThat(jolokia.read(route, "State").asText()).isEqualTo("Started");
@@ -124,10 +139,15 @@ class HawtioJolokiaTest {
         @Test
         void should_leave_everything_open_in_dev() throws Exception {
             // The requests prod refuses (see Prod): here they are answered, so it is the policy that refuses them.
-            assertThat(jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime", "attribute",
-                    "Uptime")).path("status").asInt()).isEqualTo(200);
-            assertThat(jolokia.request(Map.of("type", "read", "mbean", jolokia.route("orders-api"), "attribute",
-                    "Tracing")).path("status").asInt()).isEqualTo(200);
+            assertThat(jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime", "attribute", "Uptime"))
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(200);
+            assertThat(jolokia.request(Map.of(
+                                    "type", "read", "mbean", jolokia.route("orders-api"), "attribute", "Tracing"))
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(200);
         }
     }
 
@@ -139,7 +159,8 @@ class HawtioJolokiaTest {
         private WorkerProcess process;
         private Jolokia jolokia;
         private String base;
-        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        private final HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
         @BeforeAll
         void start(@TempDir Path workDir) throws Exception {
@@ -158,8 +179,11 @@ class HawtioJolokiaTest {
             base = "http://127.0.0.1:" + port;
             // In prod, Jolokia answers operators only: Basic, as Hawtio's connect dialog sends it.
             jolokia = new Jolokia(base + "/observe/jolokia", PaysyncInstance.operatorBasic());
-            Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500))
-                    .ignoreExceptions().until(() -> {
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(500))
+                    .ignoreExceptions()
+                    .until(() -> {
                         if (!process.process().isAlive()) {
                             throw new AssertionError("prod JVM exited:\n" + process.output());
                         }
@@ -176,21 +200,32 @@ class HawtioJolokiaTest {
 
         @Test
         void should_allow_what_hawtio_does_with_routes() throws Exception {
-            assertThat(jolokia.request(Map.of("type", "version")).path("status").asInt()).isEqualTo(200);
-            assertThat(jolokia.routeIds()).contains("orders-api", "orders-api-get", "payment-callback",
-                    "operator-api", "paid-order-sync");
+            assertThat(jolokia.request(Map.of("type", "version")).path("status").asInt())
+                    .isEqualTo(200);
+            assertThat(jolokia.routeIds())
+                    .contains("orders-api", "orders-api-get", "payment-callback", "operator-api", "paid-order-sync");
 
             String route = jolokia.route("orders-api");
             long before = jolokia.read(route, "ExchangesTotal").asLong();
             assertThat(createOrder("P-1").statusCode()).isEqualTo(201);
             jolokia.awaitAtLeast(route, "ExchangesTotal", before + 1);
             assertThat(jolokia.read(route, "ExchangesTotal").asLong()).isEqualTo(before + 1);
-            assertThat(jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Memory", "attribute",
-                    "HeapMemoryUsage")).path("status").asInt()).isEqualTo(200);
+            assertThat(jolokia.request(Map.of(
+                                    "type", "read", "mbean", "java.lang:type=Memory", "attribute", "HeapMemoryUsage"))
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(200);
 
             // The route's statistics as Hawtio's route diagram asks for them.
-            JsonNode stats = jolokia.request(Map.of("type", "exec", "mbean", route, "operation",
-                    "dumpRouteStatsAsXml(boolean,boolean)", "arguments", List.of(false, true)));
+            JsonNode stats = jolokia.request(Map.of(
+                    "type",
+                    "exec",
+                    "mbean",
+                    route,
+                    "operation",
+                    "dumpRouteStatsAsXml(boolean,boolean)",
+                    "arguments",
+                    List.of(false, true)));
             assertThat(stats.path("status").asInt()).as("%s", stats).isEqualTo(200);
             assertThat(stats.path("value").asText()).contains("orders-api").contains("exchangesTotal");
 
@@ -199,7 +234,8 @@ class HawtioJolokiaTest {
                 assertThat(jolokia.read(route, "State").asText()).isEqualTo("Stopped");
                 assertThat(createOrder("P-STOPPED").statusCode()).isEqualTo(404);
             } finally {
-                assertThat(jolokia.exec(route, "start()").path("status").asInt()).isEqualTo(200);
+                assertThat(jolokia.exec(route, "start()").path("status").asInt())
+                        .isEqualTo(200);
             }
             assertThat(jolokia.read(route, "State").asText()).isEqualTo("Started");
             assertThat(createOrder("P-2").statusCode()).isEqualTo(201);
@@ -214,23 +250,57 @@ class HawtioJolokiaTest {
                     Map.of("type", "write", "mbean", "java.lang:type=Memory", "attribute", "Verbose", "value", true),
                     Map.of("type", "write", "mbean", route, "attribute", "Tracing", "value", true),
                     // the JVM's diagnostic operations and its -D settings
-                    Map.of("type", "exec", "mbean", "com.sun.management:type=DiagnosticCommand", "operation",
+                    Map.of(
+                            "type",
+                            "exec",
+                            "mbean",
+                            "com.sun.management:type=DiagnosticCommand",
+                            "operation",
                             "vmSystemProperties()"),
-                    Map.of("type", "exec", "mbean", "com.sun.management:type=HotSpotDiagnostic", "operation",
-                            "dumpHeap(java.lang.String,boolean)", "arguments", List.of("/tmp/paysync.hprof", true)),
+                    Map.of(
+                            "type",
+                            "exec",
+                            "mbean",
+                            "com.sun.management:type=HotSpotDiagnostic",
+                            "operation",
+                            "dumpHeap(java.lang.String,boolean)",
+                            "arguments",
+                            List.of("/tmp/paysync.hprof", true)),
                     Map.of("type", "read", "mbean", "java.lang:type=Runtime", "attribute", "SystemProperties"),
                     Map.of("type", "exec", "mbean", "java.lang:type=Memory", "operation", "gc()"),
                     // Camel operations beyond route control: sending to any endpoint, rewriting or removing routes
-                    Map.of("type", "exec", "mbean", context, "operation",
-                            "sendBody(java.lang.String,java.lang.Object)", "arguments", List.of("log:jolokia", "x")),
-                    Map.of("type", "exec", "mbean", context, "operation", "createEndpoint(java.lang.String)",
-                            "arguments", List.of("log:jolokia")),
+                    Map.of(
+                            "type",
+                            "exec",
+                            "mbean",
+                            context,
+                            "operation",
+                            "sendBody(java.lang.String,java.lang.Object)",
+                            "arguments",
+                            List.of("log:jolokia", "x")),
+                    Map.of(
+                            "type",
+                            "exec",
+                            "mbean",
+                            context,
+                            "operation",
+                            "createEndpoint(java.lang.String)",
+                            "arguments",
+                            List.of("log:jolokia")),
                     Map.of("type", "exec", "mbean", route, "operation", "remove()"),
-                    Map.of("type", "exec", "mbean", route, "operation", "updateRouteFromXml(java.lang.String)",
-                            "arguments", List.of("<route/>")));
+                    Map.of(
+                            "type",
+                            "exec",
+                            "mbean",
+                            route,
+                            "operation",
+                            "updateRouteFromXml(java.lang.String)",
+                            "arguments",
+                            List.of("<route/>")));
             JsonNode answers = jolokia.bulk(refused);
             for (int i = 0; i < refused.size(); i++) {
-                assertThat(answers.get(i).path("status").asInt()).as("%s -> %s", refused.get(i), answers.get(i))
+                assertThat(answers.get(i).path("status").asInt())
+                        .as("%s -> %s", refused.get(i), answers.get(i))
                         .isEqualTo(403);
             }
 
@@ -250,7 +320,9 @@ class HawtioJolokiaTest {
                 reads.add(Map.of("type", "read", "mbean", mbean, "config", Map.of("ignoreErrors", true)));
             }
             JsonNode answers = jolokia.bulk(reads);
-            List<String> secrets = List.of(PaysyncInstance.ADMIN_TOKEN, TestDatabase.H2_PASSWORD,
+            List<String> secrets = List.of(
+                    PaysyncInstance.ADMIN_TOKEN,
+                    TestDatabase.H2_PASSWORD,
                     PaysyncInstance.SECRET.substring("whsec_".length()));
             int allowed = 0;
             List<String> revealing = new ArrayList<>();
@@ -271,11 +343,19 @@ class HawtioJolokiaTest {
         @Test
         void should_answer_get_requests_by_the_same_rules() throws Exception {
             HttpResponse<String> memory = operatorGet("/observe/jolokia/read/java.lang:type=Memory/HeapMemoryUsage");
-            assertThat(PaysyncInstance.JSON.readTree(memory.body()).path("status").asInt()).isEqualTo(200);
+            assertThat(PaysyncInstance.JSON
+                            .readTree(memory.body())
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(200);
             assertThat(memory.body()).contains("\"used\"");
-            HttpResponse<String> properties = operatorGet(
-                    "/observe/jolokia/read/java.lang:type=Runtime/SystemProperties");
-            assertThat(PaysyncInstance.JSON.readTree(properties.body()).path("status").asInt()).isEqualTo(403);
+            HttpResponse<String> properties =
+                    operatorGet("/observe/jolokia/read/java.lang:type=Runtime/SystemProperties");
+            assertThat(PaysyncInstance.JSON
+                            .readTree(properties.body())
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(403);
             assertThat(properties.body()).doesNotContain(PaysyncInstance.ADMIN_TOKEN);
         }
 
@@ -291,50 +371,79 @@ class HawtioJolokiaTest {
             assertThat(updatable.path("status").asInt()).as("%s", updatable).isEqualTo(200);
             assertThat(updatable.path("value").asBoolean()).isFalse();
 
-            String inflight = jolokia.search("org.apache.camel:type=services,name=DefaultInflightRepository,*").get(0);
-            assertThat(jolokia.read(inflight, "InflightBrowseEnabled").isBoolean()).isTrue();
-            assertThat(jolokia.exec(inflight, "browse()").path("status").asInt()).isEqualTo(200);
+            String inflight = jolokia.search("org.apache.camel:type=services,name=DefaultInflightRepository,*")
+                    .get(0);
+            assertThat(jolokia.read(inflight, "InflightBrowseEnabled").isBoolean())
+                    .isTrue();
+            assertThat(jolokia.exec(inflight, "browse()").path("status").asInt())
+                    .isEqualTo(200);
             String await = jolokia.search("org.apache.camel:type=services,name=DefaultAsyncProcessorAwaitManager,*")
                     .get(0);
-            assertThat(jolokia.request(Map.of("type", "read", "mbean", await)).path("status").asInt()).isEqualTo(200);
+            assertThat(jolokia.request(Map.of("type", "read", "mbean", await))
+                            .path("status")
+                            .asInt())
+                    .isEqualTo(200);
 
-            assertThat(jolokia.read("java.lang:type=Runtime", "Uptime").asLong()).isPositive();
-            assertThat(jolokia.read("java.lang:type=Runtime", "StartTime").asLong()).isPositive();
-            assertThat(jolokia.read("java.lang:type=Runtime", "VmName").asText()).isNotEmpty();
-            assertThat(jolokia.read("java.lang:type=ClassLoading", "LoadedClassCount").asLong()).isPositive();
-            JsonNode dump = jolokia.request(Map.of("type", "exec", "mbean", "java.lang:type=Threading", "operation",
-                    "dumpAllThreads(boolean,boolean)", "arguments", List.of(false, false)));
+            assertThat(jolokia.read("java.lang:type=Runtime", "Uptime").asLong())
+                    .isPositive();
+            assertThat(jolokia.read("java.lang:type=Runtime", "StartTime").asLong())
+                    .isPositive();
+            assertThat(jolokia.read("java.lang:type=Runtime", "VmName").asText())
+                    .isNotEmpty();
+            assertThat(jolokia.read("java.lang:type=ClassLoading", "LoadedClassCount")
+                            .asLong())
+                    .isPositive();
+            JsonNode dump = jolokia.request(Map.of(
+                    "type",
+                    "exec",
+                    "mbean",
+                    "java.lang:type=Threading",
+                    "operation",
+                    "dumpAllThreads(boolean,boolean)",
+                    "arguments",
+                    List.of(false, false)));
             assertThat(dump.path("status").asInt()).as("%s", dump.path("error")).isEqualTo(200);
             assertThat(dump.path("value").size()).isPositive();
 
-            for (String attribute : List.of("SystemProperties", "InputArguments", "ClassPath", "BootClassPath",
-                    "LibraryPath")) {
-                JsonNode refused = jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime",
-                        "attribute", attribute));
+            for (String attribute :
+                    List.of("SystemProperties", "InputArguments", "ClassPath", "BootClassPath", "LibraryPath")) {
+                JsonNode refused = jolokia.request(
+                        Map.of("type", "read", "mbean", "java.lang:type=Runtime", "attribute", attribute));
                 assertThat(refused.path("status").asInt()).as(attribute).isEqualTo(403);
             }
             JsonNode whole = jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime"));
-            assertThat(whole.toString()).as("the runtime read whole").doesNotContain(PaysyncInstance.ADMIN_TOKEN)
+            assertThat(whole.toString())
+                    .as("the runtime read whole")
+                    .doesNotContain(PaysyncInstance.ADMIN_TOKEN)
                     .doesNotContain("-Dpaysync");
         }
 
         private HttpResponse<String> operatorGet(String path) throws IOException, InterruptedException {
-            return http.send(HttpRequest.newBuilder(URI.create(base + path))
-                    .header("Authorization", PaysyncInstance.operatorBasic()).timeout(Duration.ofSeconds(10)).build(),
+            return http.send(
+                    HttpRequest.newBuilder(URI.create(base + path))
+                            .header("Authorization", PaysyncInstance.operatorBasic())
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
         }
 
         private HttpResponse<String> createOrder(String orderNumber) throws IOException, InterruptedException {
-            return http.send(HttpRequest.newBuilder(URI.create(base + "/api/orders"))
-                    .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
-                    .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"orderNumber\":\"" + orderNumber
-                            + "\",\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            return http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/api/orders"))
+                            .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
+                            .header("Content-Type", "application/json")
+                            .timeout(Duration.ofSeconds(30))
+                            .POST(HttpRequest.BodyPublishers.ofString("{\"orderNumber\":\"" + orderNumber
+                                    + "\",\"amount\":\"1.00\",\"currency\":\"EUR\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
         }
 
         private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-            return http.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(10)).build(),
+            return http.send(
+                    HttpRequest.newBuilder(URI.create(base + path))
+                            .timeout(Duration.ofSeconds(10))
+                            .build(),
                     HttpResponse.BodyHandlers.ofString());
         }
     }
@@ -343,7 +452,8 @@ class HawtioJolokiaTest {
     static final class Jolokia {
         private final String url;
         private final String authorization;
-        private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        private final HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
         Jolokia(String url) {
             this(url, null);
@@ -360,11 +470,15 @@ class HawtioJolokiaTest {
             if (authorization != null) {
                 b.header("Authorization", authorization);
             }
-            HttpResponse<String> r = http.send(b
-                    .header("Content-Type", "application/json").timeout(Duration.ofSeconds(30))
-                    .POST(HttpRequest.BodyPublishers.ofString(PaysyncInstance.JSON.writeValueAsString(request)))
-                    .build(), HttpResponse.BodyHandlers.ofString());
-            assertThat(r.statusCode()).as("HTTP status of %s: %s", request, r.body()).isEqualTo(200);
+            HttpResponse<String> r = http.send(
+                    b.header("Content-Type", "application/json")
+                            .timeout(Duration.ofSeconds(30))
+                            .POST(HttpRequest.BodyPublishers.ofString(PaysyncInstance.JSON.writeValueAsString(request)))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(r.statusCode())
+                    .as("HTTP status of %s: %s", request, r.body())
+                    .isEqualTo(200);
             return PaysyncInstance.JSON.readTree(r.body());
         }
 
@@ -403,12 +517,16 @@ class HawtioJolokiaTest {
 
         JsonNode read(String mbean, String attribute) throws IOException, InterruptedException {
             JsonNode r = request(Map.of("type", "read", "mbean", mbean, "attribute", attribute));
-            assertThat(r.path("status").asInt()).as("read %s %s: %s", mbean, attribute, r).isEqualTo(200);
+            assertThat(r.path("status").asInt())
+                    .as("read %s %s: %s", mbean, attribute, r)
+                    .isEqualTo(200);
             return r.path("value");
         }
 
         void awaitAtLeast(String mbean, String attribute, long expected) {
-            Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(100))
                     .until(() -> read(mbean, attribute).asLong() >= expected);
         }
 

@@ -3,6 +3,12 @@ package io.paysync.observe;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,13 +17,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.WorkerProcess;
 import org.apache.camel.component.platform.http.plugin.DefaultJolokiaPlatformHttpPlugin;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
 import org.junit.jupiter.api.AfterEach;
@@ -28,10 +27,10 @@ import org.junit.jupiter.api.io.TempDir;
 class JolokiaAccessTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String READ_RUNTIME = "{\"type\":\"read\",\"mbean\":\"java.lang:type=Runtime\","
-            + "\"attribute\":\"SystemProperties\"}";
-    private static final String READ_MEMORY = "{\"type\":\"read\",\"mbean\":\"java.lang:type=Memory\","
-            + "\"attribute\":\"HeapMemoryUsage\"}";
+    private static final String READ_RUNTIME =
+            "{\"type\":\"read\",\"mbean\":\"java.lang:type=Runtime\"," + "\"attribute\":\"SystemProperties\"}";
+    private static final String READ_MEMORY =
+            "{\"type\":\"read\",\"mbean\":\"java.lang:type=Memory\"," + "\"attribute\":\"HeapMemoryUsage\"}";
 
     @TempDir
     Path dir;
@@ -58,9 +57,12 @@ class JolokiaAccessTest {
     void should_refuse_to_start_with_a_policy_it_cannot_find() {
         assertThatThrownBy(() -> JolokiaAccess.plugin("classpath:/no-such-policy.xml"))
                 .isInstanceOf(InvalidSettingsException.class)
-                .hasMessageContaining(JolokiaAccess.POLICY_LOCATION).hasMessageContaining("no-such-policy.xml");
-        assertThatThrownBy(() -> JolokiaAccess.plugin(dir.resolve("missing.xml").toUri().toString()))
-                .isInstanceOf(InvalidSettingsException.class).hasMessageContaining(JolokiaAccess.POLICY_LOCATION);
+                .hasMessageContaining(JolokiaAccess.POLICY_LOCATION)
+                .hasMessageContaining("no-such-policy.xml");
+        assertThatThrownBy(() ->
+                        JolokiaAccess.plugin(dir.resolve("missing.xml").toUri().toString()))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining(JolokiaAccess.POLICY_LOCATION);
         assertThat(System.getProperty("jolokia.policyLocation")).isNull();
     }
 
@@ -75,11 +77,15 @@ class JolokiaAccessTest {
         env.put("PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET);
         env.put("PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN);
         env.put("PAYSYNC_THIRD_PARTY_URL", "http://127.0.0.1:9/unused");
-        env.put("PAYSYNC_JOLOKIA_POLICY_LOCATION", dir.resolve("typo-access.xml").toUri().toString());
+        env.put(
+                "PAYSYNC_JOLOKIA_POLICY_LOCATION",
+                dir.resolve("typo-access.xml").toUri().toString());
         try (WorkerProcess p = WorkerProcess.start(dir, env, Map.of())) {
             assertThat(p.waitFor(90)).as("exit code; output:%n%s", p.output()).isNotIn(0, -1);
             assertThat(p.output()).contains(JolokiaAccess.POLICY_LOCATION).contains("typo-access.xml");
-            assertThat(dir.resolve("data")).as("nothing opened before the refusal").doesNotExist();
+            assertThat(dir.resolve("data"))
+                    .as("nothing opened before the refusal")
+                    .doesNotExist();
         }
     }
 
@@ -88,7 +94,8 @@ class JolokiaAccessTest {
         Path broken = dir.resolve("broken.xml");
         Files.writeString(broken, "<restrict><commands><command>read</command></restrict>");
         assertThatThrownBy(() -> JolokiaAccess.plugin(broken.toUri().toString()))
-                .isInstanceOf(InvalidSettingsException.class).hasMessageContaining(JolokiaAccess.POLICY_LOCATION);
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining(JolokiaAccess.POLICY_LOCATION);
     }
 
     @Test
@@ -98,7 +105,9 @@ class JolokiaAccessTest {
         JolokiaPlatformHttpPlugin plugin = JolokiaAccess.plugin(policy.toUri().toString());
         assertThat(post(plugin, READ_RUNTIME).path("status").asInt()).isEqualTo(200);
         assertThat(post(plugin, "{\"type\":\"exec\",\"mbean\":\"java.lang:type=Memory\",\"operation\":\"gc()\"}")
-                .path("status").asInt()).isEqualTo(403);
+                        .path("status")
+                        .asInt())
+                .isEqualTo(403);
     }
 
     private JsonNode post(JolokiaPlatformHttpPlugin plugin, String request) throws Exception {
@@ -107,8 +116,12 @@ class JolokiaAccessTest {
             jolokia.start();
             started.add(jolokia);
         }
-        Object answer = jolokia.getJolokiaRequestHandler().handlePostRequest("/observe/jolokia",
-                new ByteArrayInputStream(request.getBytes(StandardCharsets.UTF_8)), "UTF-8", Map.of());
+        Object answer = jolokia.getJolokiaRequestHandler()
+                .handlePostRequest(
+                        "/observe/jolokia",
+                        new ByteArrayInputStream(request.getBytes(StandardCharsets.UTF_8)),
+                        "UTF-8",
+                        Map.of());
         return JSON.readTree(answer.toString());
     }
 }

@@ -2,17 +2,16 @@ package io.paysync.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import org.apache.camel.spi.EventNotifier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,8 +31,8 @@ class ObservabilityTest {
 
     @BeforeAll
     void start() throws Exception {
-        app = PaysyncInstance.start(TestDatabase.h2(),
-                Map.of("camel.main.jmxEnabled", "true", "camel.main.name", NAME));
+        app = PaysyncInstance.start(
+                TestDatabase.h2(), Map.of("camel.main.jmxEnabled", "true", "camel.main.name", NAME));
     }
 
     @AfterAll
@@ -65,7 +64,9 @@ class ObservabilityTest {
     void should_time_third_party_calls_and_follow_the_routes() throws Exception {
         // The third-party call timer needs the exchange events; camel-micrometer's route notifier follows the routes.
         List<EventNotifier> started = app.camelContext().getManagementStrategy().getStartedEventNotifiers();
-        assertThat(started).filteredOn(n -> n instanceof ThirdPartyCallMetrics).singleElement()
+        assertThat(started)
+                .filteredOn(n -> n instanceof ThirdPartyCallMetrics)
+                .singleElement()
                 .matches(n -> !n.isIgnoreExchangeEvents() && !n.isIgnoreExchangeSentEvents());
         // camel-micrometer's route event notifier still follows the routes
         assertThat(routesRunning()).isGreaterThan(1);
@@ -79,7 +80,9 @@ class ObservabilityTest {
     private double routesRunning() throws Exception {
         Matcher m = Pattern.compile("(?m)^camel_routes_running_routes\\{[^}]*\\} ([0-9.E+-]+)$")
                 .matcher(app.get("/observe/metrics").body());
-        assertThat(m.find()).as("camel_routes_running_routes in /observe/metrics").isTrue();
+        assertThat(m.find())
+                .as("camel_routes_running_routes in /observe/metrics")
+                .isTrue();
         return Double.parseDouble(m.group(1));
     }
 
@@ -87,8 +90,8 @@ class ObservabilityTest {
     @Order(4)
     void should_serve_route_statistics_and_control_over_jolokia() throws Exception {
         String route = "org.apache.camel:context=" + NAME + ",type=routes,name=\\\"orders-api\\\"";
-        Response read = app.postJson("/observe/jolokia",
-                "{\"type\":\"read\",\"mbean\":\"" + route + "\",\"attribute\":\"ExchangesTotal\"}");
+        Response read = app.postJson(
+                "/observe/jolokia", "{\"type\":\"read\",\"mbean\":\"" + route + "\",\"attribute\":\"ExchangesTotal\"}");
         assertThat(read.status()).isEqualTo(200);
         assertThat(read.json().get("status").asInt()).isEqualTo(200);
         assertThat(read.json().get("value").asLong()).isGreaterThanOrEqualTo(1);
@@ -97,7 +100,8 @@ class ObservabilityTest {
     @Test
     @Order(5)
     void should_report_down_when_the_database_is_gone() throws Exception {
-        try (Connection c = app.database().connect(); Statement s = c.createStatement()) {
+        try (Connection c = app.database().connect();
+                Statement s = c.createStatement()) {
             s.execute("SHUTDOWN");
         }
         Response r = app.get("/observe/health?exposureLevel=full");

@@ -3,13 +3,12 @@ package io.paysync.observe;
 import static io.paysync.observe.BusinessMetricsTest.scrape;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.Map;
-
 import io.paysync.observe.BusinessMetricsTest.Sample;
 import io.paysync.observe.BusinessMetricsTest.Scrape;
 import io.paysync.support.DatabaseAvailable;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -21,18 +20,20 @@ class PostgresBusinessMetricsTest {
 
     @Test
     void should_count_from_postgresql_and_ask_it_at_most_once_per_refresh_interval() throws Exception {
-        try (TestDatabase pg = TestDatabase.postgres(); PaysyncInstance pgApp = PaysyncInstance.start(pg,
-                Map.of("paysync.metrics.refresh-ms", "3600000"))) {
+        try (TestDatabase pg = TestDatabase.postgres();
+                PaysyncInstance pgApp = PaysyncInstance.start(pg, Map.of("paysync.metrics.refresh-ms", "3600000"))) {
             pgApp.insertPaidOrders("PG-", 3);
-            pgApp.execute("UPDATE orders SET paid_at = paid_at - INTERVAL '600 seconds' "
-                    + "WHERE order_number = 'PG-1'");
+            pgApp.execute(
+                    "UPDATE orders SET paid_at = paid_at - INTERVAL '600 seconds' " + "WHERE order_number = 'PG-1'");
             pgApp.execute("UPDATE orders SET sync_status = 'Completed', third_party_guid = 'g' "
                     + "WHERE order_number = 'PG-0'");
             pgApp.execute("UPDATE orders SET sync_status = 'Failed' WHERE order_number = 'PG-2'");
             assertThat(pgApp.createOrder("PG-P", "10.00", "EUR").status()).isEqualTo(201);
-            assertThat(pgApp.callback("PG-P", "gw_x", "10.01", "EUR", "succeeded").error())
+            assertThat(pgApp.callback("PG-P", "gw_x", "10.01", "EUR", "succeeded")
+                            .error())
                     .isEqualTo("amount-mismatch");
-            assertThat(pgApp.callback("PG-0", "gw_other", "10.00", "EUR", "succeeded").error())
+            assertThat(pgApp.callback("PG-0", "gw_other", "10.00", "EUR", "succeeded")
+                            .error())
                     .isEqualTo("order-not-pending");
 
             Scrape first = scrape(pgApp);
@@ -42,11 +43,15 @@ class PostgresBusinessMetricsTest {
                     .isEqualTo(1.0);
             assertThat(first.value("paysync_orders", Map.of("payment_status", "Paid", "sync_status", "Failed")))
                     .isEqualTo(1.0);
-            assertThat(first.value("paysync_orders", Map.of("payment_status", "Pending",
-                    "sync_status", "Pending"))).isEqualTo(1.0);
-            assertThat(first.named("paysync_orders").stream().mapToDouble(Sample::value).sum()).isEqualTo(4.0);
+            assertThat(first.value("paysync_orders", Map.of("payment_status", "Pending", "sync_status", "Pending")))
+                    .isEqualTo(1.0);
+            assertThat(first.named("paysync_orders").stream()
+                            .mapToDouble(Sample::value)
+                            .sum())
+                    .isEqualTo(4.0);
             assertThat(first.value("paysync_dead_letters", Map.of())).isEqualTo(1.0);
-            assertThat(first.value("paysync_anomalies_total", Map.of("kind", "amount-mismatch"))).isEqualTo(1.0);
+            assertThat(first.value("paysync_anomalies_total", Map.of("kind", "amount-mismatch")))
+                    .isEqualTo(1.0);
             assertThat(first.value("paysync_anomalies_total", Map.of("kind", "order-not-pending")))
                     .isEqualTo(1.0);
             assertThat(first.value("paysync_oldest_unsynced_paid_order_age_seconds", Map.of()))
@@ -56,8 +61,8 @@ class PostgresBusinessMetricsTest {
             pgApp.insertPaidOrders("PG-LATER-", 5);
             for (int i = 0; i < 5; i++) {
                 Scrape again = scrape(pgApp);
-                assertThat(again.value("paysync_orders", Map.of("payment_status", "Paid",
-                        "sync_status", "Pending"))).isEqualTo(1.0);
+                assertThat(again.value("paysync_orders", Map.of("payment_status", "Paid", "sync_status", "Pending")))
+                        .isEqualTo(1.0);
             }
         }
     }

@@ -7,6 +7,8 @@ import static io.paysync.support.PaysyncInstance.sign;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.ApiException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
@@ -16,9 +18,6 @@ import java.time.ZoneOffset;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Random;
-
-import io.paysync.config.InvalidSettingsException;
-import io.paysync.http.ApiException;
 import org.junit.jupiter.api.Test;
 
 /** The signature matrix of Standard Webhooks, with a fixed clock so the window edges are exact. */
@@ -26,11 +25,12 @@ class CallbackSignatureVerifierTest {
 
     private static final long NOW = 1_796_000_000L;
     private static final Clock CLOCK = Clock.fixed(Instant.ofEpochSecond(NOW), ZoneOffset.UTC);
-    private static final byte[] BODY = "{\"orderNumber\":\"A-1\",\"transactionId\":\"gw_1\",\"amount\":\"19.99\",\"currency\":\"EUR\"}"
-            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BODY =
+            "{\"orderNumber\":\"A-1\",\"transactionId\":\"gw_1\",\"amount\":\"19.99\",\"currency\":\"EUR\"}"
+                    .getBytes(StandardCharsets.UTF_8);
 
-    private final CallbackSignatureVerifier verifier = new CallbackSignatureVerifier(SECRET + " " + OLD_SECRET, 300,
-            CLOCK);
+    private final CallbackSignatureVerifier verifier =
+            new CallbackSignatureVerifier(SECRET + " " + OLD_SECRET, 300, CLOCK);
 
     @Test
     void should_accept_a_valid_signature_and_return_the_exact_body() {
@@ -48,8 +48,15 @@ class CallbackSignatureVerifierTest {
 
     @Test
     void should_refuse_malformed_signature_values() {
-        for (String bad : new String[] { "", "v1", "v1,", "v2," + sign(SECRET, "msg_1", NOW, BODY).substring(3),
-                sign(SECRET, "msg_1", NOW, BODY).substring(3), "v1,!!!!", "v1a," + sign(SECRET, "msg_1", NOW, BODY) }) {
+        for (String bad : new String[] {
+            "",
+            "v1",
+            "v1,",
+            "v2," + sign(SECRET, "msg_1", NOW, BODY).substring(3),
+            sign(SECRET, "msg_1", NOW, BODY).substring(3),
+            "v1,!!!!",
+            "v1a," + sign(SECRET, "msg_1", NOW, BODY)
+        }) {
             assertInvalid("msg_1", String.valueOf(NOW), bad, BODY);
         }
     }
@@ -72,7 +79,8 @@ class CallbackSignatureVerifierTest {
     @Test
     void should_refuse_a_re_serialised_body() {
         String sig = sign(SECRET, "msg_1", NOW, BODY);
-        byte[] spaced = new String(BODY, StandardCharsets.UTF_8).replace(",", ", ").getBytes(StandardCharsets.UTF_8);
+        byte[] spaced =
+                new String(BODY, StandardCharsets.UTF_8).replace(",", ", ").getBytes(StandardCharsets.UTF_8);
         assertInvalid("msg_1", String.valueOf(NOW), sig, spaced);
     }
 
@@ -85,10 +93,10 @@ class CallbackSignatureVerifierTest {
 
     @Test
     void should_accept_timestamps_at_the_edges_of_the_tolerance_and_refuse_one_second_beyond() {
-        for (long ts : new long[] { NOW - 300, NOW + 300 }) {
+        for (long ts : new long[] {NOW - 300, NOW + 300}) {
             verifier.verify("msg_1", String.valueOf(ts), sign(SECRET, "msg_1", ts, BODY), BODY);
         }
-        for (long ts : new long[] { NOW - 301, NOW + 301, 0, NOW - 86_400 }) {
+        for (long ts : new long[] {NOW - 301, NOW + 301, 0, NOW - 86_400}) {
             assertInvalid("msg_1", String.valueOf(ts), sign(SECRET, "msg_1", ts, BODY), BODY);
         }
     }
@@ -99,14 +107,16 @@ class CallbackSignatureVerifierTest {
         long ts = NOW - 899;
         wide.verify("msg_1", String.valueOf(ts), sign(SECRET, "msg_1", ts, BODY), BODY);
         long tooOld = NOW - 901;
-        assertThatThrownBy(() -> wide.verify("msg_1", String.valueOf(tooOld), sign(SECRET, "msg_1", tooOld, BODY), BODY))
+        assertThatThrownBy(
+                        () -> wide.verify("msg_1", String.valueOf(tooOld), sign(SECRET, "msg_1", tooOld, BODY), BODY))
                 .isInstanceOf(ApiException.class);
     }
 
     @Test
     void should_refuse_timestamps_that_are_not_unix_seconds() {
-        for (String ts : new String[] { "", "abc", "-1", "1.5", String.valueOf(NOW) + "000000", " " + NOW,
-                "2026-11-30T00:00:00Z" }) {
+        for (String ts :
+                new String[] {"", "abc", "-1", "1.5", String.valueOf(NOW) + "000000", " " + NOW, "2026-11-30T00:00:00Z"
+                }) {
             assertInvalid("msg_1", ts, sign(SECRET, "msg_1", NOW, BODY), BODY);
         }
     }
@@ -118,26 +128,44 @@ class CallbackSignatureVerifierTest {
         verifier.verify("msg_1", String.valueOf(NOW), both, BODY);
 
         CallbackSignatureVerifier afterRotation = new CallbackSignatureVerifier(SECRET, 300, CLOCK);
-        assertThatThrownBy(() -> afterRotation.verify("msg_1", String.valueOf(NOW),
-                sign(OLD_SECRET, "msg_1", NOW, BODY), BODY)).isInstanceOf(ApiException.class);
+        assertThatThrownBy(() ->
+                        afterRotation.verify("msg_1", String.valueOf(NOW), sign(OLD_SECRET, "msg_1", NOW, BODY), BODY))
+                .isInstanceOf(ApiException.class);
     }
 
     @Test
     void should_answer_400_for_a_body_that_is_not_utf8() {
         byte[] latin1 = "{\"orderNumber\":\"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
-        assertThatThrownBy(() -> verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, latin1),
-                latin1)).isInstanceOfSatisfying(ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
+        assertThatThrownBy(
+                        () -> verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, latin1), latin1))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.status()).isEqualTo(400));
     }
 
     @Test
     void should_answer_400_for_every_kind_of_byte_sequence_that_is_not_utf8() {
-        int[][] malformed = { { 0x80 }, { 0xBF }, { 0xC3 }, { 0xE2, 0x82 }, { 0xF0, 0x9F, 0x98 }, { 0xC0, 0xAF },
-                { 0xE0, 0x80, 0xAF }, { 0xF0, 0x80, 0x80, 0xAF }, { 0xED, 0xA0, 0x80 }, { 0xED, 0xBF, 0xBF },
-                { 0xF4, 0x90, 0x80, 0x80 }, { 0xF8, 0x88, 0x80, 0x80, 0x80 }, { 0xFE }, { 0xFF }, { 0xC3, 0x28 } };
+        int[][] malformed = {
+            {0x80},
+            {0xBF},
+            {0xC3},
+            {0xE2, 0x82},
+            {0xF0, 0x9F, 0x98},
+            {0xC0, 0xAF},
+            {0xE0, 0x80, 0xAF},
+            {0xF0, 0x80, 0x80, 0xAF},
+            {0xED, 0xA0, 0x80},
+            {0xED, 0xBF, 0xBF},
+            {0xF4, 0x90, 0x80, 0x80},
+            {0xF8, 0x88, 0x80, 0x80, 0x80},
+            {0xFE},
+            {0xFF},
+            {0xC3, 0x28}
+        };
         for (int[] sequence : malformed) {
             byte[] body = bodyAround(sequence);
-            assertThatThrownBy(() -> verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, body),
-                    body)).as("bytes %s", Arrays.toString(sequence))
+            assertThatThrownBy(
+                            () -> verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, body), body))
+                    .as("bytes %s", Arrays.toString(sequence))
                     .isInstanceOfSatisfying(ApiException.class, e -> {
                         assertThat(e.status()).isEqualTo(400);
                         assertThat(e.code()).isEqualTo("malformed-request");
@@ -147,7 +175,7 @@ class CallbackSignatureVerifierTest {
 
     @Test
     void should_accept_a_body_that_itself_holds_the_replacement_character() {
-        byte[] body = bodyAround(new int[] { 0xEF, 0xBF, 0xBD });
+        byte[] body = bodyAround(new int[] {0xEF, 0xBF, 0xBD});
         String payload = verifier.verify("msg_1", String.valueOf(NOW), sign(SECRET, "msg_1", NOW, body), body);
         assertThat(payload.getBytes(StandardCharsets.UTF_8)).isEqualTo(body);
         assertThat(payload).contains("\uFFFD");
@@ -179,10 +207,12 @@ class CallbackSignatureVerifierTest {
             String strict = strictReference(bytes);
             byte[] input = bytes;
             if (strict == null) {
-                assertThatThrownBy(() -> CallbackSignatureVerifier.strictUtf8(input)).as(Arrays.toString(input))
+                assertThatThrownBy(() -> CallbackSignatureVerifier.strictUtf8(input))
+                        .as(Arrays.toString(input))
                         .isInstanceOf(ApiException.class);
             } else {
-                assertThat(CallbackSignatureVerifier.strictUtf8(input)).as(Arrays.toString(input))
+                assertThat(CallbackSignatureVerifier.strictUtf8(input))
+                        .as(Arrays.toString(input))
                         .isEqualTo(strict);
             }
         }
@@ -190,7 +220,10 @@ class CallbackSignatureVerifierTest {
 
     private static String strictReference(byte[] bytes) {
         try {
-            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             return null;
         }
@@ -211,14 +244,15 @@ class CallbackSignatureVerifierTest {
     @Test
     void should_refuse_bad_secret_configuration_without_echoing_the_secret() {
         String shortSecret = "whsec_" + Base64.getEncoder().encodeToString("short-secret".getBytes());
-        String[] bad = { "", "not-a-secret-value", "whsec_***notbase64***", shortSecret };
+        String[] bad = {"", "not-a-secret-value", "whsec_***notbase64***", shortSecret};
         for (String configured : bad) {
             assertThatThrownBy(() -> new CallbackSignatureVerifier(configured, 300, CLOCK))
                     .isInstanceOf(InvalidSettingsException.class)
                     .hasMessageContaining("paysync.gateway.webhook-secret")
                     .satisfies(e -> {
                         if (!configured.isEmpty()) {
-                            assertThat(e.getMessage()).doesNotContain(configured)
+                            assertThat(e.getMessage())
+                                    .doesNotContain(configured)
                                     .doesNotContain(configured.replace("whsec_", ""));
                         }
                     });

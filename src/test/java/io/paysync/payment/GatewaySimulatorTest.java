@@ -3,14 +3,13 @@ package io.paysync.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.Map;
-
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestClock;
 import io.paysync.support.TestDatabase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,22 +22,29 @@ class GatewaySimulatorTest {
     void should_let_reconciliation_pay_an_order_the_simulator_was_told_about_and_leave_the_rest() throws Exception {
         TestClock clock = new TestClock(Instant.now());
         try (TestDatabase db = TestDatabase.h2();
-                PaysyncInstance app = PaysyncInstance.start(db, Map.of("paysync.reconciliation.enabled", "true",
-                        "paysync.reconciliation.period-ms", "100"), Map.of("paysyncClock", clock))) {
+                PaysyncInstance app = PaysyncInstance.start(
+                        db,
+                        Map.of("paysync.reconciliation.enabled", "true", "paysync.reconciliation.period-ms", "100"),
+                        Map.of("paysyncClock", clock))) {
             app.createOrder("D-1", "5.00", "EUR");
             app.createOrder("D-2", "5.00", "EUR");
-            Response told = app.postJson("/simulator/gateway/payments", "{\"orderNumber\": \"D-1\", \"transactionId\": "
-                    + "\"gw_lost\", \"amount\": \"5.00\", \"currency\": \"EUR\", \"status\": \"succeeded\"}");
+            Response told = app.postJson(
+                    "/simulator/gateway/payments",
+                    "{\"orderNumber\": \"D-1\", \"transactionId\": "
+                            + "\"gw_lost\", \"amount\": \"5.00\", \"currency\": \"EUR\", \"status\": \"succeeded\"}");
             assertThat(told.status()).isEqualTo(200);
             Response unknown = app.get("/simulator/gateway/payments?orderNumber=D-2");
             assertThat(unknown.status()).isEqualTo(404);
             assertThat(unknown.error()).isEqualTo("unknown-payment");
             assertThat(app.postJson("/simulator/gateway/payments", "{\"orderNumber\": \"D-2\", \"status\": \"paid\"}")
-                    .status()).isEqualTo(400);
+                            .status())
+                    .isEqualTo(400);
 
             clock.advance(Duration.ofSeconds(31)); // the dev profile asks after 30 s
-            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                    .untilAsserted(() -> assertThat(app.column("D-1", "payment_status")).isEqualTo("Paid"));
+            await().atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(50))
+                    .untilAsserted(() ->
+                            assertThat(app.column("D-1", "payment_status")).isEqualTo("Paid"));
             assertThat(app.column("D-1", "payment_transaction_id")).isEqualTo("gw_lost");
             assertThat(app.column("D-2", "payment_status")).isEqualTo("Pending");
         }

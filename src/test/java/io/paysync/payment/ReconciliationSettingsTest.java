@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.util.Properties;
-
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
+import java.util.Properties;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 
@@ -46,8 +45,10 @@ class ReconciliationSettingsTest {
         p.remove("paysync.admin.token");
         p.put("paysync.reconciliation.enabled", "true");
 
-        assertThatThrownBy(() -> prod(p).checkRequired()).isInstanceOf(InvalidSettingsException.class)
-                .satisfies(e -> assertThat(((InvalidSettingsException) e).problems()).hasSize(2)
+        assertThatThrownBy(() -> prod(p).checkRequired())
+                .isInstanceOf(InvalidSettingsException.class)
+                .satisfies(e -> assertThat(((InvalidSettingsException) e).problems())
+                        .hasSize(2)
                         .anyMatch(m -> m.startsWith("paysync.admin.token is not set"))
                         .anyMatch(m -> m.startsWith("paysync.gateway.status-url is not set")
                                 && m.contains("PAYSYNC_GATEWAY_STATUS_URL")

@@ -3,19 +3,18 @@ package io.paysync.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
 import io.paysync.support.GatewayStatusStub;
 import io.paysync.support.GatewayStatusStub.Answer;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestClock;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -81,13 +80,16 @@ public abstract class ReconciliationSuite {
     }
 
     private void awaitAsked(String orderNumber, long times) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
                 .until(() -> gateway.askedFor(orderNumber) >= times);
     }
 
     private void awaitPaymentStatus(PaysyncInstance app, String orderNumber, String status) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat(app.column(orderNumber, "payment_status")).isEqualTo(status));
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() ->
+                        assertThat(app.column(orderNumber, "payment_status")).isEqualTo(status));
     }
 
     private long transitions(PaysyncInstance app, String orderNumber, String cause) throws Exception {
@@ -97,19 +99,29 @@ public abstract class ReconciliationSuite {
 
     @Test
     void should_mark_paid_when_the_gateway_says_succeeded_and_sync_it_once() throws Exception {
-        PaysyncInstance app = app(Map.of("paysync.sync.enabled", "true", "paysync.sync.period-ms", "100",
-                "paysync.sync.lease-seconds", "30", "paysync.third-party.response-timeout-ms", "3000"));
+        PaysyncInstance app = app(Map.of(
+                "paysync.sync.enabled",
+                "true",
+                "paysync.sync.period-ms",
+                "100",
+                "paysync.sync.lease-seconds",
+                "30",
+                "paysync.third-party.response-timeout-ms",
+                "3000"));
         gateway.answer("R-PAID", Answer.payment("R-PAID", "gw_r_paid", "10.00", "EUR", "succeeded"));
         oldOrder(app, "R-PAID", "10.00", "EUR");
 
         awaitPaymentStatus(app, "R-PAID", "Paid");
         assertThat(app.column("R-PAID", "payment_transaction_id")).isEqualTo("gw_r_paid");
         assertThat(transitions(app, "R-PAID", "reconciliation")).isEqualTo(1);
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat(app.column("R-PAID", "sync_status")).isEqualTo("Completed"));
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(
+                        () -> assertThat(app.column("R-PAID", "sync_status")).isEqualTo("Completed"));
         long asked = gateway.askedFor("R-PAID");
         // Several more rounds: a Paid order is not asked about again, and the third party has one record.
-        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofMillis(800))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> gateway.askedFor("R-PAID") == asked && thirdParty.requestsFor("R-PAID") == 1);
         assertThat(thirdParty.recordsFor("R-PAID")).isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
@@ -154,9 +166,11 @@ public abstract class ReconciliationSuite {
         awaitAsked("R-CURRENCY", 4);
         assertThat(app.column("R-MISMATCH", "payment_status")).isEqualTo("Pending");
         assertThat(app.column("R-CURRENCY", "payment_status")).isEqualTo("Pending");
-        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'amount-mismatch'")).isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'amount-mismatch'"))
+                .isEqualTo(2);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'R-MISMATCH' AND detail = "
-                + "'gateway status API says 9.99 EUR, order is 10.00 EUR'")).isEqualTo(1);
+                        + "'gateway status API says 9.99 EUR, order is 10.00 EUR'"))
+                .isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions")).isZero();
         var view = app.get("/api/admin/anomalies", app.admin()).json();
         assertThat(view).hasSize(2);
@@ -171,7 +185,9 @@ public abstract class ReconciliationSuite {
         oldOrder(app, "R-500", "10.00", "EUR");
 
         awaitAsked("R-500", 2);
-        assertThat(transitions(app, "R-500", "reconciliation")).as("no change after two errors").isZero();
+        assertThat(transitions(app, "R-500", "reconciliation"))
+                .as("no change after two errors")
+                .isZero();
         awaitPaymentStatus(app, "R-500", "Paid");
         assertThat(gateway.askedFor("R-500")).isGreaterThanOrEqualTo(3);
         assertThat(transitions(app, "R-500", "reconciliation")).isEqualTo(1);
@@ -204,7 +220,8 @@ public abstract class ReconciliationSuite {
         gateway.beforeAnswer(orderNumber -> {
             try {
                 if (orderNumber.equals("R-RACE") && "Pending".equals(app.column("R-RACE", "payment_status"))) {
-                    assertThat(app.callback("R-RACE", "gw_r_race", "10.00", "EUR", "succeeded").outcome())
+                    assertThat(app.callback("R-RACE", "gw_r_race", "10.00", "EUR", "succeeded")
+                                    .outcome())
                             .isEqualTo("paid");
                 }
             } catch (Exception e) {
@@ -215,14 +232,17 @@ public abstract class ReconciliationSuite {
         gateway.answer("R-SAME", Answer.payment("R-SAME", "gw_r_same", "10.00", "EUR", "succeeded"));
         app.createOrder("R-RACE", "10.00", "EUR");
         app.createOrder("R-SAME", "10.00", "EUR");
-        assertThat(app.callback("R-SAME", "gw_r_same", "10.00", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        assertThat(app.callback("R-SAME", "gw_r_same", "10.00", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
         clock.advance(AFTER.plusSeconds(1));
 
         awaitAsked("R-RACE", 1);
         awaitPaymentStatus(app, "R-RACE", "Paid");
         var after = app.snapshot();
         // R-SAME is Paid, so never asked; R-RACE was asked once while Pending and never after the callback paid it.
-        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(5))
+        await().during(Duration.ofMillis(800))
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> gateway.askedFor("R-RACE") == 1);
         assertThat(gateway.askedFor("R-SAME")).isZero();
         assertThat(app.column("R-RACE", "payment_transaction_id")).isEqualTo("gw_r_race");
@@ -239,10 +259,12 @@ public abstract class ReconciliationSuite {
         app.callback("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded");
         var before = app.snapshot();
         PaymentCallbackHandler handler = app.bean("paymentCallbackHandler", PaymentCallbackHandler.class);
-        CallbackRequest same = CallbackRequest.parse(PaysyncInstance
-                .callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded").getBytes());
-        CallbackRequest stale = CallbackRequest.parse(PaysyncInstance
-                .callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "failed").getBytes());
+        CallbackRequest same =
+                CallbackRequest.parse(PaysyncInstance.callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded")
+                        .getBytes());
+        CallbackRequest stale =
+                CallbackRequest.parse(PaysyncInstance.callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "failed")
+                        .getBytes());
 
         assertThat(handler.reconcile(same)).isEqualTo("already-paid");
         assertThat(handler.reconcile(stale)).isEqualTo("ignored");

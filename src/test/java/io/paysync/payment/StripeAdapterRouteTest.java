@@ -3,18 +3,16 @@ package io.paysync.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.HexFormat;
-import java.util.Map;
-
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
-
 import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,8 +38,13 @@ class StripeAdapterRouteTest {
         LogHygiene.SECRETS.add(STRIPE_SECRET);
         LogHygiene.SECRETS.add(OTHER_SECRET);
         database = TestDatabase.h2();
-        app = PaysyncInstance.start(database, Map.of("paysync.adapters.stripe.enabled", "true",
-                "paysync.adapters.stripe.webhook-secret", STRIPE_SECRET));
+        app = PaysyncInstance.start(
+                database,
+                Map.of(
+                        "paysync.adapters.stripe.enabled",
+                        "true",
+                        "paysync.adapters.stripe.webhook-secret",
+                        STRIPE_SECRET));
     }
 
     @AfterAll
@@ -50,8 +53,8 @@ class StripeAdapterRouteTest {
         database.close();
     }
 
-    static String event(String eventId, String type, String orderNumber, String intentId, long amount,
-            String currency) {
+    static String event(
+            String eventId, String type, String orderNumber, String intentId, long amount, String currency) {
         return """
                 {
                   "id": "%s",
@@ -72,8 +75,8 @@ class StripeAdapterRouteTest {
                     }
                   }
                 }
-                """.formatted(eventId, Instant.now().getEpochSecond(), type, intentId, amount, amount, currency,
-                orderNumber);
+                """.formatted(
+                        eventId, Instant.now().getEpochSecond(), type, intentId, amount, amount, currency, orderNumber);
     }
 
     /** As Stripe documents it: v1 = hex(HMAC-SHA256(secret, timestamp + "." + payload)). */
@@ -86,7 +89,8 @@ class StripeAdapterRouteTest {
     }
 
     static Response send(String payload, String signatureHeader) throws Exception {
-        return signatureHeader == null ? app.postJson(PATH, payload)
+        return signatureHeader == null
+                ? app.postJson(PATH, payload)
                 : app.postJson(PATH, payload, "Stripe-Signature", signatureHeader);
     }
 
@@ -104,7 +108,8 @@ class StripeAdapterRouteTest {
         assertThat(app.column("S-1", "payment_status")).isEqualTo("Paid");
         assertThat(app.column("S-1", "payment_transaction_id")).isEqualTo("pi_s1");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'S-1' "
-                + "AND cause = 'stripe event evt_s1'")).isEqualTo(1);
+                        + "AND cause = 'stripe event evt_s1'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -156,7 +161,8 @@ class StripeAdapterRouteTest {
         attempts.put("stale timestamp", stripeSignature(STRIPE_SECRET, now - 310, payload));
         attempts.put("future timestamp", stripeSignature(STRIPE_SECRET, now + 310, payload));
         attempts.put("no v1", "t=" + now + ",v0=" + "ab".repeat(32));
-        attempts.put("no timestamp", stripeSignature(STRIPE_SECRET, now, payload).replaceFirst("t=[0-9]+,", ""));
+        attempts.put(
+                "no timestamp", stripeSignature(STRIPE_SECRET, now, payload).replaceFirst("t=[0-9]+,", ""));
         attempts.put("garbage", "nonsense");
         for (var attempt : attempts.entrySet()) {
             Response r = send(payload, attempt.getValue());
@@ -191,7 +197,8 @@ class StripeAdapterRouteTest {
         assertThat(r.error()).isEqualTo("amount-mismatch");
         assertThat(app.column("S-7", "payment_status")).isEqualTo("Pending");
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'S-7' AND webhook_id = 'evt_s7' "
-                + "AND detail = 'stripe event says 9.99 EUR, order is 10.00 EUR'")).isEqualTo(1);
+                        + "AND detail = 'stripe event says 9.99 EUR, order is 10.00 EUR'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -199,9 +206,11 @@ class StripeAdapterRouteTest {
         app.createOrder("S-8", "500", "JPY");
         app.createOrder("S-9", "1.500", "KWD");
 
-        assertThat(sendSigned(event("evt_s8", "payment_intent.succeeded", "S-8", "pi_s8", 500, "jpy")).outcome())
+        assertThat(sendSigned(event("evt_s8", "payment_intent.succeeded", "S-8", "pi_s8", 500, "jpy"))
+                        .outcome())
                 .isEqualTo("paid");
-        assertThat(sendSigned(event("evt_s9", "payment_intent.succeeded", "S-9", "pi_s9", 1500, "kwd")).outcome())
+        assertThat(sendSigned(event("evt_s9", "payment_intent.succeeded", "S-9", "pi_s9", 1500, "kwd"))
+                        .outcome())
                 .isEqualTo("paid");
     }
 
@@ -211,7 +220,8 @@ class StripeAdapterRouteTest {
         Response unknown = sendSigned(event("evt_s10", "payment_intent.succeeded", "S-NONE", "pi_s10", 100, "eur"));
         Response noOrder = sendSigned(event("evt_s11", "payment_intent.succeeded", "", "pi_s11", 100, "eur")
                 .replace("\"metadata\": {\"order_number\": \"\"}", "\"metadata\": {}"));
-        Response notJson = send("{\"id\":", stripeSignature(STRIPE_SECRET, Instant.now().getEpochSecond(), "{\"id\":"));
+        Response notJson =
+                send("{\"id\":", stripeSignature(STRIPE_SECRET, Instant.now().getEpochSecond(), "{\"id\":"));
 
         assertThat(unknown.status()).isEqualTo(404);
         assertThat(unknown.error()).isEqualTo("unknown-order");
@@ -224,12 +234,13 @@ class StripeAdapterRouteTest {
 
     @Test
     void should_not_serve_the_adapter_unless_enabled_nor_start_enabled_without_a_secret() throws Exception {
-        try (TestDatabase db = TestDatabase.h2(); PaysyncInstance off = PaysyncInstance.start(db)) {
+        try (TestDatabase db = TestDatabase.h2();
+                PaysyncInstance off = PaysyncInstance.start(db)) {
             assertThat(off.postJson(PATH, "{}").status()).isEqualTo(404);
         }
         try (TestDatabase db = TestDatabase.h2()) {
             assertThatThrownBy(() -> PaysyncInstance.start(db, Map.of("paysync.adapters.stripe.enabled", "true"))
-                    .close())
+                            .close())
                     .hasStackTraceContaining("paysync.adapters.stripe.webhook-secret is not set");
         }
     }
@@ -240,7 +251,8 @@ class StripeAdapterRouteTest {
         org.apache.camel.Exchange exchange = new org.apache.camel.support.DefaultExchange(app.camelContext());
         exchange.setProperty("orderNumber", "S-1");
 
-        assertThatThrownBy(() -> handler.handleMapped(exchange)).isInstanceOf(IllegalStateException.class)
+        assertThatThrownBy(() -> handler.handleMapped(exchange))
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("without verifying its signature");
     }
 }

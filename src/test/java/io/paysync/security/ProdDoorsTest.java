@@ -2,6 +2,9 @@ package io.paysync.security;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -18,10 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.WorkerProcess;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,7 +44,8 @@ class ProdDoorsTest {
     private static final String READ_SYNC_STATE = "{\"type\":\"read\",\"mbean\":\"org.apache.camel:context=paysync,"
             + "type=routes,name=\\\"paid-order-sync\\\"\",\"attribute\":\"State\"}";
 
-    static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     /** Default settings: management on the API port + 1. */
     @Nested
@@ -75,35 +75,49 @@ class ProdDoorsTest {
         @Test
         void should_serve_no_management_on_the_api_port() throws Exception {
             for (String path : List.of("/observe/jolokia", "/observe/metrics", "/observe/health")) {
-                assertThat(post(api + path, STOP_SYNC, null).statusCode()).as(path).isEqualTo(404);
+                assertThat(post(api + path, STOP_SYNC, null).statusCode())
+                        .as(path)
+                        .isEqualTo(404);
                 assertThat(get(api + path, null).statusCode()).as(path).isEqualTo(404);
             }
         }
 
         @Test
         void should_refuse_anonymous_and_wrong_jolokia_callers_and_let_an_operator_in() throws Exception {
-            List<String> wrong = Arrays.asList(null, basic("operator", "wrong-token-0123456789"),
-                    basic("admin", OPERATOR), "Bearer " + SHOP_NEW, basic("operator", SHOP_NEW), "Basic !!!");
+            List<String> wrong = Arrays.asList(
+                    null,
+                    basic("operator", "wrong-token-0123456789"),
+                    basic("admin", OPERATOR),
+                    "Bearer " + SHOP_NEW,
+                    basic("operator", SHOP_NEW),
+                    "Basic !!!");
             for (String authorization : wrong) {
                 HttpResponse<String> exec = post(management + "/observe/jolokia", STOP_SYNC, authorization);
                 assertThat(exec.statusCode()).as("exec with %s", authorization).isEqualTo(401);
-                assertThat(exec.headers().firstValue("WWW-Authenticate")).hasValueSatisfying(
-                        v -> assertThat(v).startsWith("Basic realm="));
+                assertThat(exec.headers().firstValue("WWW-Authenticate"))
+                        .hasValueSatisfying(v -> assertThat(v).startsWith("Basic realm="));
                 assertThat(exec.body()).doesNotContain("\"value\"");
-                assertThat(post(management + "/observe/jolokia", READ_SYNC_STATE, authorization).statusCode())
-                        .as("read with %s", authorization).isEqualTo(401);
-                assertThat(get(management + "/observe/jolokia/version", authorization).statusCode())
-                        .as("GET with %s", authorization).isEqualTo(401);
+                assertThat(post(management + "/observe/jolokia", READ_SYNC_STATE, authorization)
+                                .statusCode())
+                        .as("read with %s", authorization)
+                        .isEqualTo(401);
+                assertThat(get(management + "/observe/jolokia/version", authorization)
+                                .statusCode())
+                        .as("GET with %s", authorization)
+                        .isEqualTo(401);
             }
             // The Hawtio console and its Jolokia beside it: the same door.
             for (String path : List.of("/observe/hawtio/", "/observe/hawtio/user", "/observe/hawtio/paysync.json")) {
                 assertThat(get(management + path, null).statusCode()).as(path).isEqualTo(401);
             }
-            assertThat(post(management + "/observe/hawtio/jolokia", STOP_SYNC, null).statusCode()).isEqualTo(401);
-            assertThat(get(management + "/observe/hawtio/user", basic("operator", OPERATOR)).body())
+            assertThat(post(management + "/observe/hawtio/jolokia", STOP_SYNC, null)
+                            .statusCode())
+                    .isEqualTo(401);
+            assertThat(get(management + "/observe/hawtio/user", basic("operator", OPERATOR))
+                            .body())
                     .isEqualTo("\"operator\"");
-            HttpResponse<String> state = post(management + "/observe/jolokia", READ_SYNC_STATE,
-                    basic("operator", OPERATOR));
+            HttpResponse<String> state =
+                    post(management + "/observe/jolokia", READ_SYNC_STATE, basic("operator", OPERATOR));
             assertThat(state.statusCode()).isEqualTo(200);
             assertThat(state.body()).as("nobody stopped the sync").contains("\"value\":\"Started\"");
         }
@@ -111,21 +125,33 @@ class ProdDoorsTest {
         /** The doors are matched on the path as the router routes it: no spelling of a path slips past them. */
         @Test
         void should_guard_every_spelling_of_a_guarded_path_and_every_method() throws Exception {
-            for (String path : List.of("//api/orders/X", "/api/%6Frders/X", "/x/../api/admin/stats",
-                    "/api/./admin/stats", "/api/admin//stats", "/api/orders")) {
+            for (String path : List.of(
+                    "//api/orders/X",
+                    "/api/%6Frders/X",
+                    "/x/../api/admin/stats",
+                    "/api/./admin/stats",
+                    "/api/admin//stats",
+                    "/api/orders")) {
                 assertThat(get(api + path, null).statusCode()).as(path).isEqualTo(401);
             }
-            for (String path : List.of("/observe//jolokia/version", "/observe/%6aolokia/version",
-                    "/observe/hawtio/../jolokia/version", "/observe/hawtio/jolokia/version")) {
+            for (String path : List.of(
+                    "/observe//jolokia/version",
+                    "/observe/%6aolokia/version",
+                    "/observe/hawtio/../jolokia/version",
+                    "/observe/hawtio/jolokia/version")) {
                 assertThat(get(management + path, null).statusCode()).as(path).isEqualTo(401);
             }
             for (String method : List.of("HEAD", "OPTIONS", "PUT", "DELETE", "PATCH")) {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/api/orders/X"))
-                        .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse<String> r = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(api + "/api/orders/X"))
+                                .method(method, HttpRequest.BodyPublishers.noBody())
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).as(method).isEqualTo(401);
-                HttpResponse<String> j = HTTP.send(HttpRequest.newBuilder(URI.create(management + "/observe/jolokia"))
-                        .method(method, HttpRequest.BodyPublishers.noBody()).build(),
+                HttpResponse<String> j = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(management + "/observe/jolokia"))
+                                .method(method, HttpRequest.BodyPublishers.noBody())
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(j.statusCode()).as(method).isEqualTo(401);
             }
@@ -139,31 +165,57 @@ class ProdDoorsTest {
         void should_refuse_what_a_page_of_another_site_asks_with_the_operators_credentials() throws Exception {
             String operator = basic("operator", OPERATOR);
             for (String site : List.of("cross-site", "same-site")) {
-                HttpResponse<String> exec = HTTP.send(HttpRequest.newBuilder(URI.create(management
-                        + "/observe/jolokia/exec/org.apache.camel:context=paysync,type=routes,"
-                        + "name=%22paid-order-sync%22/stop()")).header("Authorization", operator).header("Sec-Fetch-Site", site)
-                        .header("Sec-Fetch-Mode", "no-cors").header("Sec-Fetch-Dest", "image").build(),
+                HttpResponse<String> exec = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(management
+                                        + "/observe/jolokia/exec/org.apache.camel:context=paysync,type=routes,"
+                                        + "name=%22paid-order-sync%22/stop()"))
+                                .header("Authorization", operator)
+                                .header("Sec-Fetch-Site", site)
+                                .header("Sec-Fetch-Mode", "no-cors")
+                                .header("Sec-Fetch-Dest", "image")
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(exec.statusCode()).as(site).isEqualTo(403);
                 assertThat(exec.body()).contains("cross-site-request");
-                HttpResponse<String> navigateToJolokia = HTTP.send(HttpRequest.newBuilder(URI.create(management
-                        + "/observe/hawtio/jolokia/version")).header("Authorization", operator)
-                        .header("Sec-Fetch-Site", site).header("Sec-Fetch-Mode", "navigate").build(),
+                HttpResponse<String> navigateToJolokia = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(management + "/observe/hawtio/jolokia/version"))
+                                .header("Authorization", operator)
+                                .header("Sec-Fetch-Site", site)
+                                .header("Sec-Fetch-Mode", "navigate")
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
-                assertThat(navigateToJolokia.statusCode()).as("a link to Jolokia, " + site).isEqualTo(403);
-                HttpResponse<String> form = HTTP.send(HttpRequest.newBuilder(URI.create(api
-                        + "/api/admin/orders/X/retry-sync")).header("Authorization", "Bearer " + OPERATOR)
-                        .header("Sec-Fetch-Site", site).header("Sec-Fetch-Mode", "navigate")
-                        .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
-                assertThat(form.statusCode()).as("a form posted to the operator API, " + site).isEqualTo(403);
-                HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create(management
-                        + "/observe/hawtio/")).header("Authorization", operator).header("Sec-Fetch-Site", site)
-                        .header("Sec-Fetch-Mode", "navigate").build(), HttpResponse.BodyHandlers.ofString());
-                assertThat(page.statusCode()).as("a link to Hawtio, " + site).isNotEqualTo(403).isNotEqualTo(401);
+                assertThat(navigateToJolokia.statusCode())
+                        .as("a link to Jolokia, " + site)
+                        .isEqualTo(403);
+                HttpResponse<String> form = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(api + "/api/admin/orders/X/retry-sync"))
+                                .header("Authorization", "Bearer " + OPERATOR)
+                                .header("Sec-Fetch-Site", site)
+                                .header("Sec-Fetch-Mode", "navigate")
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(form.statusCode())
+                        .as("a form posted to the operator API, " + site)
+                        .isEqualTo(403);
+                HttpResponse<String> page = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(management + "/observe/hawtio/"))
+                                .header("Authorization", operator)
+                                .header("Sec-Fetch-Site", site)
+                                .header("Sec-Fetch-Mode", "navigate")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(page.statusCode())
+                        .as("a link to Hawtio, " + site)
+                        .isNotEqualTo(403)
+                        .isNotEqualTo(401);
             }
-            HttpResponse<String> sameOrigin = HTTP.send(HttpRequest.newBuilder(URI.create(management
-                    + "/observe/jolokia/version")).header("Authorization", operator)
-                    .header("Sec-Fetch-Site", "same-origin").build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> sameOrigin = HTTP.send(
+                    HttpRequest.newBuilder(URI.create(management + "/observe/jolokia/version"))
+                            .header("Authorization", operator)
+                            .header("Sec-Fetch-Site", "same-origin")
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(sameOrigin.statusCode()).isEqualTo(200);
             HttpResponse<String> state = post(management + "/observe/jolokia", READ_SYNC_STATE, operator);
             assertThat(state.body()).as("nobody stopped the sync").contains("\"value\":\"Started\"");
@@ -171,25 +223,35 @@ class ProdDoorsTest {
 
         @Test
         void should_leave_health_and_metrics_anonymous_on_the_management_port() throws Exception {
-            assertThat(get(management + "/observe/info", null).statusCode()).as("no info in prod").isEqualTo(404);
+            assertThat(get(management + "/observe/info", null).statusCode())
+                    .as("no info in prod")
+                    .isEqualTo(404);
             assertThat(get(management + "/observe/health", null).statusCode()).isEqualTo(200);
-            assertThat(get(management + "/observe/health/ready", null).statusCode()).isEqualTo(200);
+            assertThat(get(management + "/observe/health/ready", null).statusCode())
+                    .isEqualTo(200);
             assertThat(get(management + "/observe/metrics", null).statusCode()).isEqualTo(200);
         }
 
         @Test
         void should_let_only_the_shops_tokens_reach_the_orders_api() throws Exception {
             String order = "{\"orderNumber\":\"D-1\",\"amount\":\"1.00\",\"currency\":\"EUR\"}";
-            for (String authorization : Arrays.asList(null, "Bearer wrong-token-0123456789",
-                    "Bearer " + OPERATOR, basic("operator", OPERATOR), "Bearer", "Bearer " + SHOP_NEW + "x")) {
-                assertThat(post(api + "/api/orders", order, authorization).statusCode()).as("POST %s", authorization)
+            for (String authorization : Arrays.asList(
+                    null,
+                    "Bearer wrong-token-0123456789",
+                    "Bearer " + OPERATOR,
+                    basic("operator", OPERATOR),
+                    "Bearer",
+                    "Bearer " + SHOP_NEW + "x")) {
+                assertThat(post(api + "/api/orders", order, authorization).statusCode())
+                        .as("POST %s", authorization)
                         .isEqualTo(401);
                 HttpResponse<String> read = get(api + "/api/orders/D-1", authorization);
                 assertThat(read.statusCode()).as("GET %s", authorization).isEqualTo(401);
                 assertThat(read.body()).contains("\"error\":\"unauthorized\"");
             }
             // Both tokens of a rotation work.
-            assertThat(post(api + "/api/orders", order, "Bearer " + SHOP_OLD).statusCode()).isEqualTo(201);
+            assertThat(post(api + "/api/orders", order, "Bearer " + SHOP_OLD).statusCode())
+                    .isEqualTo(201);
             HttpResponse<String> read = get(api + "/api/orders/D-1", "Bearer " + SHOP_NEW);
             assertThat(read.statusCode()).isEqualTo(200);
             assertThat(read.body()).contains("\"orderNumber\":\"D-1\"");
@@ -197,13 +259,21 @@ class ProdDoorsTest {
 
         @Test
         void should_let_only_operators_reach_the_operator_api() throws Exception {
-            for (String authorization : Arrays.asList(null, "Bearer " + SHOP_NEW, "Bearer " + SHOP_OLD,
-                    basic("operator", SHOP_NEW), "Bearer wrong-token-0123456789")) {
-                assertThat(get(api + "/api/admin/stats", authorization).statusCode()).as("%s", authorization)
+            for (String authorization : Arrays.asList(
+                    null,
+                    "Bearer " + SHOP_NEW,
+                    "Bearer " + SHOP_OLD,
+                    basic("operator", SHOP_NEW),
+                    "Bearer wrong-token-0123456789")) {
+                assertThat(get(api + "/api/admin/stats", authorization).statusCode())
+                        .as("%s", authorization)
                         .isEqualTo(401);
             }
-            assertThat(get(api + "/api/admin/stats", "Bearer " + OPERATOR).statusCode()).isEqualTo(200);
-            assertThat(get(api + "/api/admin/stats", basic("operator", OPERATOR)).statusCode()).isEqualTo(200);
+            assertThat(get(api + "/api/admin/stats", "Bearer " + OPERATOR).statusCode())
+                    .isEqualTo(200);
+            assertThat(get(api + "/api/admin/stats", basic("operator", OPERATOR))
+                            .statusCode())
+                    .isEqualTo(200);
         }
 
         /**
@@ -213,11 +283,12 @@ class ProdDoorsTest {
         @Test
         void should_count_every_refused_callback_of_a_flood() throws Exception {
             byte[] body = ("{\"orderNumber\":\"FLOOD-1\",\"transactionId\":\"gw_flood\",\"amount\":\"1.00\","
-                    + "\"currency\":\"EUR\",\"pad\":\"" + "x".repeat(60 * 1024 - 120) + "\"}")
+                            + "\"currency\":\"EUR\",\"pad\":\"" + "x".repeat(60 * 1024 - 120) + "\"}")
                     .getBytes(StandardCharsets.UTF_8);
             String series = "paysync_refused_requests_total\\{door=\"callback\",reason=\"invalid-signature\"\\}";
             String order = "{\"orderNumber\":\"FLOOD-1\",\"amount\":\"1.00\",\"currency\":\"EUR\"}";
-            assertThat(post(api + "/api/orders", order, "Bearer " + SHOP_NEW).statusCode()).isEqualTo(201);
+            assertThat(post(api + "/api/orders", order, "Bearer " + SHOP_NEW).statusCode())
+                    .isEqualTo(201);
             double before = metric(series);
             // One clock minute for the whole flood, so that exactly one minute's budget of rows is stored.
             long intoMinute = System.currentTimeMillis() % 60_000;
@@ -226,11 +297,14 @@ class ProdDoorsTest {
             }
             int flood = 100;
             for (int i = 0; i < flood; i++) {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create(api + "/api/payments/callback"))
-                        .header("Content-Type", "application/json").header("webhook-id", "msg_flood_" + i)
-                        .header("webhook-timestamp", String.valueOf(System.currentTimeMillis() / 1000))
-                        .header("webhook-signature", "v1,AAAA")
-                        .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+                HttpResponse<String> r = HTTP.send(
+                        HttpRequest.newBuilder(URI.create(api + "/api/payments/callback"))
+                                .header("Content-Type", "application/json")
+                                .header("webhook-id", "msg_flood_" + i)
+                                .header("webhook-timestamp", String.valueOf(System.currentTimeMillis() / 1000))
+                                .header("webhook-signature", "v1,AAAA")
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                                .build(),
                         HttpResponse.BodyHandlers.ofString());
                 assertThat(r.statusCode()).isEqualTo(401);
             }
@@ -262,7 +336,11 @@ class ProdDoorsTest {
             get(api + "/api/admin/stats", "Bearer " + OPERATOR);
             post(management + "/observe/jolokia", READ_SYNC_STATE, basic("operator", OPERATOR));
             String output = process.output();
-            for (String secret : List.of(SHOP_OLD, SHOP_NEW, OPERATOR, "wrong-token-in-the-log-0001",
+            for (String secret : List.of(
+                    SHOP_OLD,
+                    SHOP_NEW,
+                    OPERATOR,
+                    "wrong-token-in-the-log-0001",
                     Base64.getEncoder().encodeToString(("operator:" + OPERATOR).getBytes(StandardCharsets.UTF_8)))) {
                 assertThat(output).as("the log").doesNotContain(secret);
             }
@@ -300,13 +378,17 @@ class ProdDoorsTest {
 
         @Test
         void should_keep_jolokia_and_metrics_for_operators_and_health_for_everyone() throws Exception {
-            assertThat(post(api + "/observe/jolokia", STOP_SYNC, null).statusCode()).isEqualTo(401);
+            assertThat(post(api + "/observe/jolokia", STOP_SYNC, null).statusCode())
+                    .isEqualTo(401);
             assertThat(get(api + "/observe/jolokia/version", null).statusCode()).isEqualTo(401);
             assertThat(get(api + "/observe/metrics", null).statusCode()).isEqualTo(401);
-            assertThat(get(api + "/observe/metrics", "Bearer " + SHOP_NEW).statusCode()).isEqualTo(401);
+            assertThat(get(api + "/observe/metrics", "Bearer " + SHOP_NEW).statusCode())
+                    .isEqualTo(401);
             assertThat(get(api + "/observe/health", null).statusCode()).isEqualTo(200);
 
-            assertThat(get(api + "/observe/metrics", basic("operator", OPERATOR)).statusCode()).isEqualTo(200);
+            assertThat(get(api + "/observe/metrics", basic("operator", OPERATOR))
+                            .statusCode())
+                    .isEqualTo(200);
             HttpResponse<String> state = post(api + "/observe/jolokia", READ_SYNC_STATE, basic("operator", OPERATOR));
             assertThat(state.statusCode()).isEqualTo(200);
             assertThat(state.body()).contains("\"value\":\"Started\"");
@@ -344,7 +426,10 @@ class ProdDoorsTest {
     }
 
     static void awaitHealth(WorkerProcess process, String base) {
-        Awaitility.await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(300)).ignoreExceptions()
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(90))
+                .pollInterval(Duration.ofMillis(300))
+                .ignoreExceptions()
                 .until(() -> {
                     if (!process.process().isAlive()) {
                         throw new AssertionError("prod JVM exited:\n" + process.output());
@@ -367,8 +452,10 @@ class ProdDoorsTest {
 
     static HttpResponse<String> post(String url, String json, String authorization)
             throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json));
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(url))
+                .timeout(Duration.ofSeconds(10))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
         if (authorization != null) {
             b.header("Authorization", authorization);
         }

@@ -3,6 +3,10 @@ package io.paysync.settlement;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -16,11 +20,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.WorkerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class H2SettlementProcessTest {
 
-    private static final Pattern PAID = Pattern.compile(
-            "paysync_settlement_rows_total\\{outcome=\"paid\"\\} ([0-9.E]+)");
+    private static final Pattern PAID =
+            Pattern.compile("paysync_settlement_rows_total\\{outcome=\"paid\"\\} ([0-9.E]+)");
 
     @TempDir
     Path workDir;
@@ -53,7 +52,9 @@ class H2SettlementProcessTest {
             WorkerProcess victim = WorkerProcess.start(workDir, env, SettlementProcessTest.settlement(inbox, 200));
             try {
                 // Until it answers, its port refuses connections.
-                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(20)).ignoreExceptions()
+                await().atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(20))
+                        .ignoreExceptions()
                         .until(() -> paidSoFar(port) >= 2000);
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
@@ -61,21 +62,26 @@ class H2SettlementProcessTest {
             victim.kill();
             long committed;
             long paid;
-            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+            try (Connection c = db.connect();
+                    Statement s = c.createStatement()) {
                 committed = single(s, "SELECT rows_done FROM settlement_files WHERE file_name = 'crash.csv'");
                 paid = single(s, "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'");
             }
             assertThat(committed).as("killed half-way").isLessThan(rows);
             assertThat(paid).as("exactly the committed batches are applied").isEqualTo(committed);
-            assertThat(Files.exists(inbox.resolve("crash.csv"))).as("the file stays in the inbox").isTrue();
+            assertThat(Files.exists(inbox.resolve("crash.csv")))
+                    .as("the file stays in the inbox")
+                    .isTrue();
 
             PaysyncInstance survivor = PaysyncInstance.start(db, SettlementProcessTest.settlement(inbox, 500));
             try {
                 JsonNode report = SettlementSuite.awaitReport(inbox, ".done", "crash.csv");
                 assertThat(SettlementSuite.counts(report)).isEqualTo(SettlementSuite.expected("paid", rows));
-                assertThat(survivor.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(rows);
+                assertThat(survivor.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"))
+                        .isEqualTo(rows);
                 assertThat(survivor.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
-                        .as("one transition per order, none twice").isEqualTo(rows);
+                        .as("one transition per order, none twice")
+                        .isEqualTo(rows);
             } finally {
                 survivor.close();
             }
@@ -84,10 +90,12 @@ class H2SettlementProcessTest {
 
     /** The rows the process has applied as paid, from its metrics (0 before the first batch). */
     private static long paidSoFar(int port) throws Exception {
-        HttpResponse<String> metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                URI.create("http://127.0.0.1:" + port + "/observe/metrics"))
-                .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/metrics"))
+                                .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         Matcher m = PAID.matcher(metrics.body());
         return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
     }

@@ -3,6 +3,11 @@ package io.paysync.settlement;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -12,12 +17,6 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.DatabaseAvailable;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.WorkerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -73,11 +72,15 @@ class SettlementProcessTest {
             seeder.insertPendingOrders("K-", rows);
             dropSuccesses(inbox, "crash.csv", "K-", rows);
 
-            Map<String, String> env = WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), "http://127.0.0.1:9/unused");
+            Map<String, String> env =
+                    WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), "http://127.0.0.1:9/unused");
             WorkerProcess victim = WorkerProcess.start(workDir, env, settlement(inbox, 200));
             try {
-                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(20)).until(() -> seeder.count(
-                        "SELECT COUNT(*) FROM settlement_files WHERE state = 'Applying' AND rows_done >= 2000") == 1);
+                await().atMost(Duration.ofSeconds(90))
+                        .pollInterval(Duration.ofMillis(20))
+                        .until(() -> seeder.count(
+                                        "SELECT COUNT(*) FROM settlement_files WHERE state = 'Applying' AND rows_done >= 2000")
+                                == 1);
             } catch (org.awaitility.core.ConditionTimeoutException e) {
                 throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
             }
@@ -93,16 +96,21 @@ class SettlementProcessTest {
             long committed = seeder.count("SELECT rows_done FROM settlement_files WHERE file_name = 'crash.csv'");
             assertThat(committed).as("killed half-way").isLessThan(rows);
             // Each batch was committed with the checkpoint: exactly the rows it names are applied, no more.
-            assertThat(seeder.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(committed);
-            assertThat(Files.exists(inbox.resolve("crash.csv"))).as("the file stays in the inbox").isTrue();
+            assertThat(seeder.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"))
+                    .isEqualTo(committed);
+            assertThat(Files.exists(inbox.resolve("crash.csv")))
+                    .as("the file stays in the inbox")
+                    .isTrue();
 
             try {
                 JsonNode report = SettlementSuite.awaitReport(inbox, ".done", "crash.csv");
                 assertThat(SettlementSuite.counts(report)).isEqualTo(SettlementSuite.expected("paid", rows));
                 assertThat(report.get("rows").asLong()).isEqualTo(rows);
-                assertThat(survivor.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(rows);
+                assertThat(survivor.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"))
+                        .isEqualTo(rows);
                 assertThat(survivor.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
-                        .as("one transition per order, none twice").isEqualTo(rows);
+                        .as("one transition per order, none twice")
+                        .isEqualTo(rows);
                 assertThat(survivor.count("SELECT COUNT(*) FROM anomalies")).isZero();
             } finally {
                 survivor.close();
@@ -120,8 +128,8 @@ class SettlementProcessTest {
             PaysyncInstance seeder = PaysyncInstance.start(db);
             seeder.insertPendingOrders("M-", rows);
             dropSuccesses(inbox, "large.csv", "M-", rows);
-            Map<String, String> env = new HashMap<>(
-                    WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), "http://127.0.0.1:9/unused"));
+            Map<String, String> env =
+                    new HashMap<>(WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), "http://127.0.0.1:9/unused"));
             env.put("JAVA_TOOL_OPTIONS", "-Xmx64m -XX:+ExitOnOutOfMemoryError");
             try (WorkerProcess worker = WorkerProcess.start(workDir, env, settlement(inbox, 500))) {
                 JsonNode report;

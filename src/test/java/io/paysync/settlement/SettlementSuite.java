@@ -3,6 +3,9 @@ package io.paysync.settlement;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,10 +17,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -100,7 +99,9 @@ public abstract class SettlementSuite {
 
     static Map<String, Long> counts(JsonNode report) {
         Map<String, Long> counts = new HashMap<>();
-        report.get("counts").fields().forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
+        report.get("counts")
+                .fields()
+                .forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
         return counts;
     }
 
@@ -123,36 +124,57 @@ public abstract class SettlementSuite {
     @Test
     void should_settle_each_row_as_its_callback_would_and_report_every_outcome() throws Exception {
         PaysyncInstance app = app();
-        for (String order : List.of("S-PAID", "S-FAILED", "S-ALREADY", "S-EXPIRED", "S-MISMATCH", "S-CONFLICT",
-                "S-PENDING", "S-LATE")) {
+        for (String order : List.of(
+                "S-PAID", "S-FAILED", "S-ALREADY", "S-EXPIRED", "S-MISMATCH", "S-CONFLICT", "S-PENDING", "S-LATE")) {
             assertThat(app.createOrder(order, "10.00", "EUR").status()).isEqualTo(201);
         }
-        assertThat(app.callback("S-ALREADY", "gw_already", "10.00", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        assertThat(app.callback("S-ALREADY", "gw_already", "10.00", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
         app.execute("UPDATE orders SET payment_status = 'Expired' WHERE order_number = 'S-EXPIRED'");
         long anomaliesBefore = app.count("SELECT COUNT(*) FROM anomalies");
 
         // The conflicting row comes first: on PostgreSQL its refusal aborts the batch's transaction, and the rows
         // after it must still be applied once.
-        drop("settle-1.csv", HEADER
-                + "S-CONFLICT,gw_already,10.00,EUR,succeeded\n" // line 2
-                + "S-PAID,gw_paid,10.00,EUR,succeeded\n" // 3
-                + "S-FAILED,gw_failed,10.00,EUR,failed\n" // 4
-                + "S-ALREADY,gw_already,10.00,EUR,succeeded\n" // 5
-                + "S-EXPIRED,gw_expired,10.00,EUR,succeeded\n" // 6
-                + "S-MISMATCH,gw_mismatch,9.99,EUR,succeeded\n" // 7
-                + "S-NOBODY,gw_nobody,10.00,EUR,succeeded\n" // 8
-                + "S-PENDING,,,,pending\n" // 9
-                + "S-LATE,gw_late,ten,EUR,succeeded\n" // 10
-                + "S-LATE,gw_late,10.00,EUR,settled\n" // 11
-                + "S-LATE,gw_late,10.00\n"); // 12
+        drop(
+                "settle-1.csv",
+                HEADER
+                        + "S-CONFLICT,gw_already,10.00,EUR,succeeded\n" // line 2
+                        + "S-PAID,gw_paid,10.00,EUR,succeeded\n" // 3
+                        + "S-FAILED,gw_failed,10.00,EUR,failed\n" // 4
+                        + "S-ALREADY,gw_already,10.00,EUR,succeeded\n" // 5
+                        + "S-EXPIRED,gw_expired,10.00,EUR,succeeded\n" // 6
+                        + "S-MISMATCH,gw_mismatch,9.99,EUR,succeeded\n" // 7
+                        + "S-NOBODY,gw_nobody,10.00,EUR,succeeded\n" // 8
+                        + "S-PENDING,,,,pending\n" // 9
+                        + "S-LATE,gw_late,ten,EUR,succeeded\n" // 10
+                        + "S-LATE,gw_late,10.00,EUR,settled\n" // 11
+                        + "S-LATE,gw_late,10.00\n"); // 12
 
         JsonNode report = awaitReport(".done", "settle-1.csv");
-        assertThat(counts(report)).isEqualTo(expected("paid", 1, "failed", 1, "already-final", 2, "unknown-order", 1,
-                "amount-mismatch", 1, "transaction-conflict", 1, "pending", 1, "malformed", 3));
+        assertThat(counts(report))
+                .isEqualTo(expected(
+                        "paid",
+                        1,
+                        "failed",
+                        1,
+                        "already-final",
+                        2,
+                        "unknown-order",
+                        1,
+                        "amount-mismatch",
+                        1,
+                        "transaction-conflict",
+                        1,
+                        "pending",
+                        1,
+                        "malformed",
+                        3));
         assertThat(report.get("rows").asLong()).isEqualTo(11);
         assertThat(report.get("state").asText()).isEqualTo("Done");
         assertThat(report.get("malformedLines")).extracting(JsonNode::asLong).containsExactly(10L, 11L, 12L);
-        assertThat(report.get("malformedExamples").get(0).get("reason").asText()).contains("amount");
+        assertThat(report.get("malformedExamples").get(0).get("reason").asText())
+                .contains("amount");
         assertThat(Files.exists(inbox.resolve(".done/settle-1.csv"))).isTrue();
         assertThat(Files.exists(inbox.resolve("settle-1.csv"))).isFalse();
 
@@ -165,19 +187,25 @@ public abstract class SettlementSuite {
         assertThat(app.column("S-PENDING", "payment_status")).isEqualTo("Pending");
         assertThat(app.column("S-LATE", "payment_status")).isEqualTo("Pending");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'S-PAID' AND cause = "
-                + "'settlement file settle-1.csv line 3' AND actor = 'gateway'")).isEqualTo(1);
+                        + "'settlement file settle-1.csv line 3' AND actor = 'gateway'"))
+                .isEqualTo(1);
         assertThat(paymentTransitions(app, "S-PAID")).isEqualTo(1);
         assertThat(paymentTransitions(app, "S-ALREADY")).isEqualTo(1);
         // The callback's anomalies: a success for an Expired order, a different amount, a transaction bound elsewhere.
-        assertThat(app.count("SELECT COUNT(*) FROM anomalies") - anomaliesBefore).isEqualTo(3);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies") - anomaliesBefore)
+                .isEqualTo(3);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'transaction-conflict' AND order_number = "
-                + "'S-CONFLICT' AND detail LIKE 'transaction gw_already%'")).isEqualTo(1);
+                        + "'S-CONFLICT' AND detail LIKE 'transaction gw_already%'"))
+                .isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'order-not-pending' AND order_number = "
-                + "'S-EXPIRED'")).isEqualTo(1);
+                        + "'S-EXPIRED'"))
+                .isEqualTo(1);
         String metrics = app.get("/observe/metrics").body();
-        assertThat(metrics).contains("paysync_settlement_rows_total{outcome=\"paid\"} 1.0",
-                "paysync_settlement_rows_total{outcome=\"malformed\"} 3.0",
-                "paysync_settlement_files_total{state=\"Done\"} 1.0");
+        assertThat(metrics)
+                .contains(
+                        "paysync_settlement_rows_total{outcome=\"paid\"} 1.0",
+                        "paysync_settlement_rows_total{outcome=\"malformed\"} 3.0",
+                        "paysync_settlement_files_total{state=\"Done\"} 1.0");
     }
 
     @Test
@@ -186,13 +214,17 @@ public abstract class SettlementSuite {
         for (String order : List.of("C-TAKEN", "C-1", "C-2", "C-3", "C-4")) {
             app.createOrder(order, "10.00", "EUR");
         }
-        assertThat(app.callback("C-TAKEN", "gw_taken", "10.00", "EUR", "succeeded").outcome()).isEqualTo("paid");
+        assertThat(app.callback("C-TAKEN", "gw_taken", "10.00", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
         // Each order once: the rows go to the database as one batch, which the unique index refuses whole.
-        drop("conflict.csv", HEADER
-                + "C-1,gw_c1,10.00,EUR,succeeded\n"
-                + "C-2,gw_taken,10.00,EUR,succeeded\n"
-                + "C-3,gw_c3,10.00,EUR,failed\n"
-                + "C-4,gw_c4,10.00,EUR,succeeded\n");
+        drop(
+                "conflict.csv",
+                HEADER
+                        + "C-1,gw_c1,10.00,EUR,succeeded\n"
+                        + "C-2,gw_taken,10.00,EUR,succeeded\n"
+                        + "C-3,gw_c3,10.00,EUR,failed\n"
+                        + "C-4,gw_c4,10.00,EUR,succeeded\n");
 
         assertThat(counts(awaitReport(".done", "conflict.csv")))
                 .isEqualTo(expected("paid", 2, "failed", 1, "transaction-conflict", 1));
@@ -200,8 +232,10 @@ public abstract class SettlementSuite {
         assertThat(app.column("C-2", "payment_status")).isEqualTo("Pending");
         assertThat(app.column("C-3", "payment_status")).isEqualTo("Failed");
         assertThat(app.column("C-4", "payment_status")).isEqualTo("Paid");
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'")).isEqualTo(4);
-        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'transaction-conflict'")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
+                .isEqualTo(4);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'transaction-conflict'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -211,19 +245,23 @@ public abstract class SettlementSuite {
         app.createOrder("Q-2", "5.00", "USD");
         // A spreadsheet's export: byte order mark, CRLF, a column of its own with a quoted comma, quote and line
         // break, the columns in another order, header names in capitals.
-        drop("quoted.csv", "\uFEFFStatus,Currency,Note,Amount,Transaction_ID,Order_Number,settled_at\r\n"
-                + "succeeded,EUR,\"refund? no, \"\"final\"\"\r\nsecond line\",\"1234.50\",gw_q1,Q-1,2026-12-01T10:00:00Z\r\n"
-                + "failed,USD,,5.00,\"gw_q2\",\"Q-2\",2026-12-01\r\n"
-                + "succeeded,USD,,5.00,gw_q3,Q-3,yesterday\r\n");
+        drop(
+                "quoted.csv",
+                "\uFEFFStatus,Currency,Note,Amount,Transaction_ID,Order_Number,settled_at\r\n"
+                        + "succeeded,EUR,\"refund? no, \"\"final\"\"\r\nsecond line\",\"1234.50\",gw_q1,Q-1,2026-12-01T10:00:00Z\r\n"
+                        + "failed,USD,,5.00,\"gw_q2\",\"Q-2\",2026-12-01\r\n"
+                        + "succeeded,USD,,5.00,gw_q3,Q-3,yesterday\r\n");
 
         JsonNode report = awaitReport(".done", "quoted.csv");
         assertThat(counts(report)).isEqualTo(expected("paid", 1, "failed", 1, "malformed", 1));
-        assertThat(report.get("malformedExamples").get(0).get("reason").asText()).contains("settled_at");
+        assertThat(report.get("malformedExamples").get(0).get("reason").asText())
+                .contains("settled_at");
         assertThat(app.column("Q-1", "payment_status")).isEqualTo("Paid");
         assertThat(app.column("Q-1", "payment_transaction_id")).isEqualTo("gw_q1");
         assertThat(app.column("Q-2", "payment_status")).isEqualTo("Failed");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'Q-1' AND cause = "
-                + "'settlement file quoted.csv line 2 (settled 2026-12-01T10:00:00Z)'")).isEqualTo(1);
+                        + "'settlement file quoted.csv line 2 (settled 2026-12-01T10:00:00Z)'"))
+                .isEqualTo(1);
     }
 
     @Test
@@ -267,7 +305,8 @@ public abstract class SettlementSuite {
         drop("twice.csv", HEADER + "T-2,gw_t2,10.00,EUR,succeeded\n");
         await().atMost(Duration.ofSeconds(30)).until(() -> "Paid".equals(app.column("T-2", "payment_status")));
         await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(inbox.resolve("twice.csv")));
-        assertThat(app.count("SELECT COUNT(*) FROM settlement_files WHERE file_name = 'twice.csv'")).isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM settlement_files WHERE file_name = 'twice.csv'"))
+                .isEqualTo(2);
     }
 
     @Test
@@ -300,16 +339,25 @@ public abstract class SettlementSuite {
         for (int f = 0; f < files; f++) {
             StringBuilder csv = new StringBuilder(HEADER);
             for (int i = 0; i < rows; i++) {
-                csv.append("R").append(f).append('-').append(i).append(",gw_r").append(f).append('_').append(i)
+                csv.append("R")
+                        .append(f)
+                        .append('-')
+                        .append(i)
+                        .append(",gw_r")
+                        .append(f)
+                        .append('_')
+                        .append(i)
                         .append(",10.00,EUR,succeeded\n");
             }
             drop("race-" + f + ".csv", csv.toString());
         }
         for (int f = 0; f < files; f++) {
-            assertThat(counts(awaitReport(".done", "race-" + f + ".csv"))).as("race-" + f)
+            assertThat(counts(awaitReport(".done", "race-" + f + ".csv")))
+                    .as("race-" + f)
                     .isEqualTo(expected("paid", rows));
         }
-        assertThat(first.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'")).isEqualTo(files * rows);
+        assertThat(first.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"))
+                .isEqualTo(files * rows);
         assertThat(first.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
                 .isEqualTo(files * rows);
         try (Stream<Path> done = Files.list(inbox.resolve(".done"))) {

@@ -7,6 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -21,14 +25,8 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,6 +45,7 @@ class StripeSettlementAdapterTest {
 
     @TempDir
     Path stripeInbox;
+
     @TempDir
     Path settlementInbox;
 
@@ -93,7 +92,8 @@ class StripeSettlementAdapterTest {
     /** Stripe's payment_intent.succeeded event for the order, through the webhook adapter, signed as Stripe signs. */
     Response webhookPaid(String eventId, String orderNumber, String intentId, long minorUnits, String currency)
             throws Exception {
-        String payload = """
+        String payload =
+                """
                 {"id": "%s", "object": "event", "type": "payment_intent.succeeded", "created": %d,
                  "data": {"object": {"id": "%s", "object": "payment_intent", "amount": %d, "currency": "%s",
                   "status": "succeeded", "metadata": {"order_number": "%s"}}}}
@@ -106,13 +106,16 @@ class StripeSettlementAdapterTest {
     }
 
     void awaitFile(Path file) {
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50)).until(() -> Files.exists(file));
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> Files.exists(file));
     }
 
     static List<String> allNames(Path folder) throws IOException {
         List<String> names = new ArrayList<>();
         try (Stream<Path> files = Files.walk(folder)) {
-            files.filter(Files::isRegularFile).forEach(f -> names.add(folder.relativize(f).toString()));
+            files.filter(Files::isRegularFile)
+                    .forEach(f -> names.add(folder.relativize(f).toString()));
         }
         return names;
     }
@@ -126,9 +129,11 @@ class StripeSettlementAdapterTest {
         app.createOrder("SP-SEPA", "30.00", "EUR");
         // Stripe's webhook confirmed these two already; the report then lists SP-WEBHOOK's charge, its refund, and
         // SP-SEPA's debit failing afterwards.
-        assertThat(webhookPaid("evt_1", "SP-WEBHOOK", "pi_3PbB2dLkdIwHu7ix1webhook", 4000, "eur").outcome())
+        assertThat(webhookPaid("evt_1", "SP-WEBHOOK", "pi_3PbB2dLkdIwHu7ix1webhook", 4000, "eur")
+                        .outcome())
                 .isEqualTo("paid");
-        assertThat(webhookPaid("evt_2", "SP-SEPA", "pi_3PbE5gLkdIwHu7ix4sepadebit", 3000, "eur").outcome())
+        assertThat(webhookPaid("evt_2", "SP-SEPA", "pi_3PbE5gLkdIwHu7ix4sepadebit", 3000, "eur")
+                        .outcome())
                 .isEqualTo("paid");
         long anomaliesBefore = app.count("SELECT COUNT(*) FROM anomalies");
 
@@ -144,29 +149,33 @@ class StripeSettlementAdapterTest {
         assertThat(app.column("SP-PENDING", "payment_status")).isEqualTo("Paid");
         assertThat(app.column("SP-PENDING", "payment_transaction_id")).isEqualTo("pi_3PbA1cLkdIwHu7ix0pending");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'SP-PENDING' AND cause = "
-                + "'settlement file " + canonical + " line 2 (settled 2026-05-04T08:12:31Z)'")).isEqualTo(1);
+                        + "'settlement file " + canonical + " line 2 (settled 2026-05-04T08:12:31Z)'"))
+                .isEqualTo(1);
         assertThat(app.column("SP-WEBHOOK", "payment_status")).isEqualTo("Paid");
         assertThat(app.column("SP-WEBHOOK", "payment_transaction_id")).isEqualTo("pi_3PbB2dLkdIwHu7ix1webhook");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment' AND order_number = "
-                + "'SP-WEBHOOK'")).as("paid once, by the webhook").isEqualTo(1);
+                        + "'SP-WEBHOOK'"))
+                .as("paid once, by the webhook")
+                .isEqualTo(1);
         // The debit that failed after its charge: skipped (and logged); Paid stays.
         assertThat(app.column("SP-SEPA", "payment_status")).isEqualTo("Paid");
         assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isEqualTo(anomaliesBefore);
 
         // Only the two charges made it into the canonical file; the refund, fee, failure and payout did not.
         List<String> lines = Files.readAllLines(settlementInbox.resolve(".done").resolve(canonical));
-        assertThat(lines).containsExactly(
-                "order_number,transaction_id,amount,currency,status,settled_at,balance_transaction_id",
-                "SP-PENDING,pi_3PbA1cLkdIwHu7ix0pending,25.00,EUR,succeeded,2026-05-04T08:12:31Z,"
-                        + "txn_3PbA1cLkdIwHu7ix0a1b2c3d",
-                "SP-WEBHOOK,pi_3PbB2dLkdIwHu7ix1webhook,40.00,EUR,succeeded,2026-05-04T09:40:02Z,"
-                        + "txn_3PbB2dLkdIwHu7ix1e2f3g4h");
+        assertThat(lines)
+                .containsExactly(
+                        "order_number,transaction_id,amount,currency,status,settled_at,balance_transaction_id",
+                        "SP-PENDING,pi_3PbA1cLkdIwHu7ix0pending,25.00,EUR,succeeded,2026-05-04T08:12:31Z,"
+                                + "txn_3PbA1cLkdIwHu7ix0a1b2c3d",
+                        "SP-WEBHOOK,pi_3PbB2dLkdIwHu7ix1webhook,40.00,EUR,succeeded,2026-05-04T09:40:02Z,"
+                                + "txn_3PbB2dLkdIwHu7ix1e2f3g4h");
 
         // The report moved to the adapter's own .done/; nothing else is left in either folder.
         awaitFile(stripeInbox.resolve(".done").resolve(REPORT));
         assertThat(allNames(stripeInbox)).containsExactly(".done/" + REPORT);
-        assertThat(allNames(settlementInbox)).containsExactlyInAnyOrder(".done/" + canonical,
-                ".done/" + canonical + ".report.json");
+        assertThat(allNames(settlementInbox))
+                .containsExactlyInAnyOrder(".done/" + canonical, ".done/" + canonical + ".report.json");
     }
 
     @Test
@@ -180,10 +189,11 @@ class StripeSettlementAdapterTest {
         awaitFile(stripeInbox.resolve(".failed/no-metadata.csv"));
         Path reason = stripeInbox.resolve(".failed/no-metadata.csv.error.txt");
         assertThat(reason).exists();
-        assertThat(Files.readString(reason)).startsWith("the report lacks the column(s) "
-                + "payment_metadata[order_number]: add them to its columns");
-        assertThat(allNames(stripeInbox)).containsExactlyInAnyOrder(".failed/no-metadata.csv",
-                ".failed/no-metadata.csv.error.txt");
+        assertThat(Files.readString(reason))
+                .startsWith(
+                        "the report lacks the column(s) " + "payment_metadata[order_number]: add them to its columns");
+        assertThat(allNames(stripeInbox))
+                .containsExactlyInAnyOrder(".failed/no-metadata.csv", ".failed/no-metadata.csv.error.txt");
         // Not even a header-only file for the settlement route, nor a half-written one.
         assertThat(allNames(settlementInbox)).isEmpty();
         assertThat(app.snapshot()).isEqualTo(before);
@@ -207,8 +217,10 @@ class StripeSettlementAdapterTest {
         // A charge with no PaymentIntent (the Charges API) or no order number: the settlement report says which line.
         assertThat(counts(report)).isEqualTo(expected("paid", 2, "malformed", 2));
         assertThat(report.get("malformedLines")).extracting(JsonNode::asLong).containsExactly(4L, 5L);
-        assertThat(report.get("malformedExamples").get(0).get("reason").asText()).contains("transactionId");
-        assertThat(report.get("malformedExamples").get(1).get("reason").asText()).contains("orderNumber");
+        assertThat(report.get("malformedExamples").get(0).get("reason").asText())
+                .contains("transactionId");
+        assertThat(report.get("malformedExamples").get(1).get("reason").asText())
+                .contains("orderNumber");
         assertThat(app.column("SP-LEGACY", "payment_status")).isEqualTo("Pending");
         awaitFile(stripeInbox.resolve(".done/converted.csv"));
     }
@@ -216,23 +228,36 @@ class StripeSettlementAdapterTest {
     @Test
     void should_not_create_the_route_without_its_folder_nor_start_with_a_folder_it_cannot_use() throws Exception {
         try (TestDatabase db = TestDatabase.h2();
-                PaysyncInstance off = PaysyncInstance.start(db, Map.of("paysync.settlement.inbox",
-                        settlementInbox.toString()))) {
+                PaysyncInstance off =
+                        PaysyncInstance.start(db, Map.of("paysync.settlement.inbox", settlementInbox.toString()))) {
             assertThat(off.camelContext().getRoute("stripe-settlement-adapter")).isNull();
             assertThat(off.camelContext().getRoute("payment-settlement")).isNotNull();
         }
         try (TestDatabase db = TestDatabase.h2()) {
-            assertThatThrownBy(() -> PaysyncInstance.start(db, Map.of("paysync.adapters.stripe-settlement.inbox",
-                    stripeInbox.toString())).close())
-                    .hasStackTraceContaining("paysync.adapters.stripe-settlement.inbox is set but "
-                            + "paysync.settlement.inbox is not");
-            assertThatThrownBy(() -> PaysyncInstance.start(db, Map.of("paysync.settlement.inbox",
-                    settlementInbox.toString(), "paysync.adapters.stripe-settlement.inbox",
-                    settlementInbox.resolve(".").toString())).close())
+            assertThatThrownBy(() -> PaysyncInstance.start(
+                                    db, Map.of("paysync.adapters.stripe-settlement.inbox", stripeInbox.toString()))
+                            .close())
+                    .hasStackTraceContaining(
+                            "paysync.adapters.stripe-settlement.inbox is set but " + "paysync.settlement.inbox is not");
+            assertThatThrownBy(() -> PaysyncInstance.start(
+                                    db,
+                                    Map.of(
+                                            "paysync.settlement.inbox",
+                                            settlementInbox.toString(),
+                                            "paysync.adapters.stripe-settlement.inbox",
+                                            settlementInbox.resolve(".").toString()))
+                            .close())
                     .hasStackTraceContaining("must be another folder than paysync.settlement.inbox");
-            assertThatThrownBy(() -> PaysyncInstance.start(db, Map.of("paysync.settlement.inbox",
-                    settlementInbox.toString(), "paysync.adapters.stripe-settlement.inbox", stripeInbox.toString(),
-                    "paysync.adapters.stripe-settlement.order-number-key", "order[number]")).close())
+            assertThatThrownBy(() -> PaysyncInstance.start(
+                                    db,
+                                    Map.of(
+                                            "paysync.settlement.inbox",
+                                            settlementInbox.toString(),
+                                            "paysync.adapters.stripe-settlement.inbox",
+                                            stripeInbox.toString(),
+                                            "paysync.adapters.stripe-settlement.order-number-key",
+                                            "order[number]"))
+                            .close())
                     .hasStackTraceContaining("paysync.adapters.stripe-settlement.order-number-key must be");
         }
     }

@@ -1,5 +1,6 @@
 package io.paysync.support;
 
+import io.paysync.support.PaysyncInstance.Response;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -8,8 +9,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-
-import io.paysync.support.PaysyncInstance.Response;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
 
@@ -17,7 +16,8 @@ import org.awaitility.core.ConditionTimeoutException;
 public final class ApiClient {
 
     private final String base;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     public ApiClient(int port) {
         this.base = "http://127.0.0.1:" + port;
@@ -26,7 +26,10 @@ public final class ApiClient {
     /** Waits until {@code /observe/health/ready} answers 200; fails with the process's output if it never does. */
     public ApiClient awaitReady(WorkerProcess process) throws IOException {
         try {
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .ignoreExceptions()
                     .until(() -> get("/observe/health/ready").status() == 200);
         } catch (ConditionTimeoutException e) {
             throw new AssertionError("Paysync never became ready:\n" + process.output(), e);
@@ -47,7 +50,8 @@ public final class ApiClient {
             throws IOException, InterruptedException {
         String json = "{\"orderNumber\":\"" + orderNumber + "\",\"amount\":\"" + amount + "\",\"currency\":\""
                 + currency + "\"}";
-        return send(HttpRequest.newBuilder(URI.create(base + "/api/orders")).header("Content-Type", "application/json")
+        return send(HttpRequest.newBuilder(URI.create(base + "/api/orders"))
+                .header("Content-Type", "application/json")
                 .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
@@ -57,8 +61,10 @@ public final class ApiClient {
         byte[] body = PaysyncInstance.callbackBody(orderNumber, "gw_" + orderNumber, amount, currency, "succeeded")
                 .getBytes(StandardCharsets.UTF_8);
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/api/payments/callback"))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofByteArray(body));
-        String[] h = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        String[] h = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
         for (int k = 0; k < h.length; k += 2) {
             b.header(h[k], h[k + 1]);
         }
@@ -66,8 +72,9 @@ public final class ApiClient {
     }
 
     private Response send(HttpRequest.Builder b) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(b.timeout(Duration.ofSeconds(30)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return new Response(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(null));
+        HttpResponse<String> r =
+                http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        return new Response(
+                r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(null));
     }
 }

@@ -6,7 +6,6 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import java.sql.Connection;
 import java.sql.DriverManager;
-
 import org.junit.jupiter.api.extension.ConditionEvaluationResult;
 import org.junit.jupiter.api.extension.ExecutionCondition;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -25,13 +24,16 @@ public @interface DatabaseAvailable {
     Kind value();
 
     enum Kind {
-        POSTGRESQL, SQLSERVER
+        POSTGRESQL,
+        SQLSERVER
     }
 
     class Condition implements ExecutionCondition {
         @Override
         public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
-            DatabaseAvailable a = context.getElement().map(e -> e.getAnnotation(DatabaseAvailable.class)).orElse(null);
+            DatabaseAvailable a = context.getElement()
+                    .map(e -> e.getAnnotation(DatabaseAvailable.class))
+                    .orElse(null);
             if (a == null) {
                 return ConditionEvaluationResult.enabled("no database condition");
             }
@@ -46,8 +48,8 @@ public @interface DatabaseAvailable {
                 return ConditionEvaluationResult.enabled("PostgreSQL is required");
             }
             String url = TestDatabase.postgresAdminUrl();
-            try (Connection c = DriverManager.getConnection(url, TestDatabase.postgresUser(),
-                    TestDatabase.postgresPassword())) {
+            try (Connection c =
+                    DriverManager.getConnection(url, TestDatabase.postgresUser(), TestDatabase.postgresPassword())) {
                 return ConditionEvaluationResult.enabled("PostgreSQL at " + url);
             } catch (Exception e) {
                 return skipped("PostgreSQL suite SKIPPED: no PostgreSQL at " + url + " (" + e.getMessage()

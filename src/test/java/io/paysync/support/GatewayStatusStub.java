@@ -1,5 +1,7 @@
 package io.paysync.support;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
@@ -16,9 +18,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-
 /**
  * A real HTTP server standing in for the payment gateway's status API:
  * {@code GET /gateway/payments?orderNumber=<n>}. Each order has a standing answer (404 until one is set), optionally
@@ -29,11 +28,15 @@ public final class GatewayStatusStub implements AutoCloseable {
     /** One answer: a status and body, or no answer for {@code hangMs} (the caller times out). */
     public record Answer(int status, String body, long hangMs) {
 
-        public static Answer payment(String orderNumber, String transactionId, String amount, String currency,
-                String status) {
-            return new Answer(200, "{\"orderNumber\":\"" + orderNumber + "\",\"transactionId\":\"" + transactionId
-                    + "\",\"amount\":\"" + amount + "\",\"currency\":\"" + currency + "\",\"status\":\"" + status
-                    + "\"}", 0);
+        public static Answer payment(
+                String orderNumber, String transactionId, String amount, String currency, String status) {
+            return new Answer(
+                    200,
+                    "{\"orderNumber\":\"" + orderNumber + "\",\"transactionId\":\"" + transactionId
+                            + "\",\"amount\":\"" + amount + "\",\"currency\":\"" + currency + "\",\"status\":\""
+                            + status
+                            + "\"}",
+                    0);
         }
 
         public static Answer pending(String orderNumber) {
@@ -54,8 +57,7 @@ public final class GatewayStatusStub implements AutoCloseable {
     private final Map<String, Deque<Answer>> once = new ConcurrentHashMap<>();
     private final List<String> asked = new CopyOnWriteArrayList<>();
     private final CountDownLatch released = new CountDownLatch(1);
-    private volatile Consumer<String> beforeAnswer = n -> {
-    };
+    private volatile Consumer<String> beforeAnswer = n -> {};
 
     private GatewayStatusStub(HttpServer server) {
         this.server = server;
@@ -105,7 +107,8 @@ public final class GatewayStatusStub implements AutoCloseable {
         try (ex) {
             String q = ex.getRequestURI().getRawQuery();
             String orderNumber = q != null && q.startsWith("orderNumber=")
-                    ? URLDecoder.decode(q.substring("orderNumber=".length()), StandardCharsets.UTF_8) : null;
+                    ? URLDecoder.decode(q.substring("orderNumber=".length()), StandardCharsets.UTF_8)
+                    : null;
             if (!"GET".equals(ex.getRequestMethod()) || orderNumber == null) {
                 respond(ex, 400, "{\"error\":\"GET ?orderNumber= expected\"}");
                 return;

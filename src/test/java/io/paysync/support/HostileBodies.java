@@ -18,8 +18,7 @@ public final class HostileBodies {
         }
     }
 
-    private HostileBodies() {
-    }
+    private HostileBodies() {}
 
     /** @param existing an order number that exists (bodies aimed at it are malformed, so they must still be 400) */
     public static List<Case> all(String existing) {
@@ -27,15 +26,42 @@ public final class HostileBodies {
         String good = "{\"orderNumber\":\"" + existing + "\",\"transactionId\":\"gw_h\",\"amount\":\"19.99\","
                 + "\"currency\":\"EUR\"";
         // Not JSON or not an object.
-        for (String s : new String[] { "", " ", "null", "true", "0", "\"x\"", "[]", "[{}]", "{", "}", "{]", "{\"a\"}",
-                "{\"a\":}", "{'orderNumber':'A'}", "{orderNumber:\"A\"}", "NaN", "Infinity", "<xml/>",
-                "orderNumber=A-1&amount=1", "{}", "{\"\":\"\"}", good, good + ",}", good + "}}", good + "} {}",
-                good + "}garbage", "\uFEFF\uFEFF" + good + "}", good + "/*c*/}", good + ",\"status\":\"succeeded\"}]" }) {
+        for (String s : new String[] {
+            "",
+            " ",
+            "null",
+            "true",
+            "0",
+            "\"x\"",
+            "[]",
+            "[{}]",
+            "{",
+            "}",
+            "{]",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{'orderNumber':'A'}",
+            "{orderNumber:\"A\"}",
+            "NaN",
+            "Infinity",
+            "<xml/>",
+            "orderNumber=A-1&amount=1",
+            "{}",
+            "{\"\":\"\"}",
+            good,
+            good + ",}",
+            good + "}}",
+            good + "} {}",
+            good + "}garbage",
+            "\uFEFF\uFEFF" + good + "}",
+            good + "/*c*/}",
+            good + ",\"status\":\"succeeded\"}]"
+        }) {
             cases.add(text("text " + abbreviate(s), s));
         }
         // Each field missing, null, or of the wrong type.
-        String[] fields = { "orderNumber", "transactionId", "amount", "currency" };
-        String[] wrongValues = { "null", "true", "false", "[]", "{}", "[\"19.99\"]", "{\"v\":1}" };
+        String[] fields = {"orderNumber", "transactionId", "amount", "currency"};
+        String[] wrongValues = {"null", "true", "false", "[]", "{}", "[\"19.99\"]", "{\"v\":1}"};
         for (String field : fields) {
             cases.add(text("missing " + field, bodyWithout(existing, field)));
             for (String v : wrongValues) {
@@ -46,26 +72,64 @@ public final class HostileBodies {
         cases.add(text("transactionId number", bodyWith(existing, "transactionId", "123")));
         cases.add(text("currency number", bodyWith(existing, "currency", "978")));
         // Ill-formed values.
-        for (String v : new String[] { "\"\"", "\" \"", "\"A 1\"", "\"A/1\"", "\"../../etc/passwd\"", "\"A'; DROP TABLE orders;--\"",
-                "\"A\\u0000\"", "\"" + "A".repeat(65) + "\"", "\"-A\"", "\"\\u00e9t\\u00e9\"", "\"A\\nB\"" }) {
+        for (String v : new String[] {
+            "\"\"",
+            "\" \"",
+            "\"A 1\"",
+            "\"A/1\"",
+            "\"../../etc/passwd\"",
+            "\"A'; DROP TABLE orders;--\"",
+            "\"A\\u0000\"",
+            "\"" + "A".repeat(65) + "\"",
+            "\"-A\"",
+            "\"\\u00e9t\\u00e9\"",
+            "\"A\\nB\""
+        }) {
             cases.add(text("orderNumber " + abbreviate(v), bodyWith(existing, "orderNumber", v)));
         }
-        for (String v : new String[] { "\"\"", "\" \"", "\"gw 1\"", "\"" + "t".repeat(129) + "\"", "\"gw\\u0000\"",
-                "\"gw\\t1\"", "\"\\u202egw\"" }) {
+        for (String v : new String[] {
+            "\"\"", "\" \"", "\"gw 1\"", "\"" + "t".repeat(129) + "\"", "\"gw\\u0000\"", "\"gw\\t1\"", "\"\\u202egw\""
+        }) {
             cases.add(text("transactionId " + abbreviate(v), bodyWith(existing, "transactionId", v)));
         }
-        for (String v : new String[] { "\"\"", "\"0\"", "\"0.00\"", "\"-19.99\"", "\"+19.99\"", "\"19,99\"", "\"19.999\"",
-                "\"1e3\"", "\"0x10\"", "\" 19.99\"", "\"19.99 \"", "\"NaN\"", "\"Infinity\"", "\"19.\"", "\".99\"",
-                "\"19.99EUR\"", "\"1" + "0".repeat(20) + "\"", "0", "-1", "-19.99", "19.999", "1e400", "1e-400",
-                "1" + "0".repeat(30), "0.000000001", "\"\\u0661\\u0669\"" }) {
+        for (String v : new String[] {
+            "\"\"",
+            "\"0\"",
+            "\"0.00\"",
+            "\"-19.99\"",
+            "\"+19.99\"",
+            "\"19,99\"",
+            "\"19.999\"",
+            "\"1e3\"",
+            "\"0x10\"",
+            "\" 19.99\"",
+            "\"19.99 \"",
+            "\"NaN\"",
+            "\"Infinity\"",
+            "\"19.\"",
+            "\".99\"",
+            "\"19.99EUR\"",
+            "\"1" + "0".repeat(20) + "\"",
+            "0",
+            "-1",
+            "-19.99",
+            "19.999",
+            "1e400",
+            "1e-400",
+            "1" + "0".repeat(30),
+            "0.000000001",
+            "\"\\u0661\\u0669\""
+        }) {
             cases.add(text("amount " + abbreviate(v), bodyWith(existing, "amount", v)));
         }
-        for (String v : new String[] { "\"\"", "\"eur\"", "\"EURO\"", "\"EU\"", "\"XXX\"", "\"ZZZ\"", "\"E1R\"", "\"€\"",
-                "\" EUR\"", "\"XAU\"" }) {
+        for (String v : new String[] {
+            "\"\"", "\"eur\"", "\"EURO\"", "\"EU\"", "\"XXX\"", "\"ZZZ\"", "\"E1R\"", "\"€\"", "\" EUR\"", "\"XAU\""
+        }) {
             cases.add(text("currency " + abbreviate(v), bodyWith(existing, "currency", v)));
         }
-        for (String v : new String[] { "\"\"", "\"SUCCEEDED\"", "\"success\"", "\"paid\"", "null", "true", "1", "[]",
-                "{}", "\"succeeded \"" }) {
+        for (String v : new String[] {
+            "\"\"", "\"SUCCEEDED\"", "\"success\"", "\"paid\"", "null", "true", "1", "[]", "{}", "\"succeeded \""
+        }) {
             cases.add(text("status " + abbreviate(v), good + ",\"status\":" + v + "}"));
         }
         // Structure attacks.
@@ -79,10 +143,12 @@ public final class HostileBodies {
         cases.add(text("unterminated string", "{\"orderNumber\":\"" + existing));
         cases.add(text("bad escape", bodyWith(existing, "orderNumber", "\"A\\x41\"")));
         cases.add(text("lone surrogate", bodyWith(existing, "orderNumber", "\"\\ud800\"")));
-        cases.add(new Case("invalid UTF-8", concat(good.getBytes(StandardCharsets.UTF_8),
-                new byte[] { ',', '"', 'x', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}' })));
-        cases.add(new Case("overlong UTF-8", concat(good.getBytes(StandardCharsets.UTF_8),
-                new byte[] { ',', '"', 'x', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}' })));
+        cases.add(new Case("invalid UTF-8", concat(good.getBytes(StandardCharsets.UTF_8), new byte[] {
+            ',', '"', 'x', '"', ':', '"', (byte) 0xC3, (byte) 0x28, '"', '}'
+        })));
+        cases.add(new Case("overlong UTF-8", concat(good.getBytes(StandardCharsets.UTF_8), new byte[] {
+            ',', '"', 'x', '"', ':', '"', (byte) 0xC0, (byte) 0xAF, '"', '}'
+        })));
         cases.add(new Case("UTF-16 body", (good + "}").getBytes(StandardCharsets.UTF_16)));
         cases.add(new Case("NUL bytes", new byte[64]));
         // Random bytes and random mutations of a valid body (seeded: the same cases every run).
@@ -118,11 +184,19 @@ public final class HostileBodies {
 
     private static String bodyWithout(String existing, String field) {
         StringBuilder sb = new StringBuilder("{");
-        String[][] members = { { "orderNumber", "\"" + existing + "\"" }, { "transactionId", "\"gw_h\"" },
-                { "amount", "\"19.99\"" }, { "currency", "\"EUR\"" } };
+        String[][] members = {
+            {"orderNumber", "\"" + existing + "\""},
+            {"transactionId", "\"gw_h\""},
+            {"amount", "\"19.99\""},
+            {"currency", "\"EUR\""}
+        };
         for (String[] m : members) {
             if (!m[0].equals(field)) {
-                sb.append(sb.length() > 1 ? "," : "").append('"').append(m[0]).append("\":").append(m[1]);
+                sb.append(sb.length() > 1 ? "," : "")
+                        .append('"')
+                        .append(m[0])
+                        .append("\":")
+                        .append(m[1]);
             }
         }
         return sb.append('}').toString();

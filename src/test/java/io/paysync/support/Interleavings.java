@@ -29,8 +29,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Interleavings {
 
-    private Interleavings() {
-    }
+    private Interleavings() {}
 
     /** Every merge of sessions with these step counts, as the session index of each step in turn. */
     public static List<int[]> merges(int... sizes) {
@@ -74,11 +73,9 @@ public final class Interleavings {
     }
 
     /** One statement (or COMMIT) of a session. Step names are unique across a spec, as in the isolation tester. */
-    public record Step(String name, Action action) {
-    }
+    public record Step(String name, Action action) {}
 
-    public record Session(String name, List<Step> steps) {
-    }
+    public record Session(String name, List<Step> steps) {}
 
     public static Session session(String name, Step... steps) {
         return new Session(name, List.of(steps));
@@ -99,8 +96,7 @@ public final class Interleavings {
      * A finished step. {@code started} and {@code ended} come from one counter shared by all sessions, taken on the
      * session's thread just before and just after the step, so they order steps by what really happened.
      */
-    public record Event(String session, String step, String result, long started, long ended, boolean waited) {
-    }
+    public record Event(String session, String step, String result, long started, long ended, boolean waited) {}
 
     /** One permutation, run to the end. */
     public static final class Run {
@@ -123,11 +119,16 @@ public final class Interleavings {
          * before the commit itself returns, so the two finish in either order.)
          */
         public List<String> startOrder() {
-            return events.stream().sorted(Comparator.comparingLong(Event::started)).map(Event::step).toList();
+            return events.stream()
+                    .sorted(Comparator.comparingLong(Event::started))
+                    .map(Event::step)
+                    .toList();
         }
 
         public Event event(String step) {
-            return events.stream().filter(e -> e.step().equals(step)).findFirst()
+            return events.stream()
+                    .filter(e -> e.step().equals(step))
+                    .findFirst()
                     .orElseThrow(() -> new IllegalArgumentException("No step " + step + " in " + permutation()));
         }
 
@@ -156,7 +157,9 @@ public final class Interleavings {
 
         /** Errors are results too (as in the isolation tester's output); specs usually expect none. */
         public List<String> errors() {
-            return events.stream().filter(e -> e.result().startsWith("ERROR")).map(e -> e.step() + ": " + e.result())
+            return events.stream()
+                    .filter(e -> e.result().startsWith("ERROR"))
+                    .map(e -> e.step() + ": " + e.result())
                     .toList();
         }
 
@@ -182,7 +185,8 @@ public final class Interleavings {
 
         /** H2: a session waiting for a row or table lock is in state BLOCKED, with its blocker's id. */
         static LockProbe h2() {
-            return probe("SELECT SESSION_ID()",
+            return probe(
+                    "SELECT SESSION_ID()",
                     "SELECT SESSION_STATE = 'BLOCKED' FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = ?");
         }
 
@@ -191,15 +195,18 @@ public final class Interleavings {
          * login needs VIEW SERVER STATE, or VIEW DATABASE STATE on Azure SQL).
          */
         static LockProbe sqlServer() {
-            return probe("SELECT @@SPID", "SELECT CASE WHEN EXISTS (SELECT 1 FROM sys.dm_exec_requests WHERE session_id"
-                    + " = CAST(? AS INT) AND blocking_session_id <> 0) THEN 1 ELSE 0 END");
+            return probe(
+                    "SELECT @@SPID",
+                    "SELECT CASE WHEN EXISTS (SELECT 1 FROM sys.dm_exec_requests WHERE session_id"
+                            + " = CAST(? AS INT) AND blocking_session_id <> 0) THEN 1 ELSE 0 END");
         }
 
         private static LockProbe probe(String idQuery, String waitingQuery) {
             return new LockProbe() {
                 @Override
                 public String sessionId(Connection session) throws SQLException {
-                    try (Statement s = session.createStatement(); ResultSet rs = s.executeQuery(idQuery)) {
+                    try (Statement s = session.createStatement();
+                            ResultSet rs = s.executeQuery(idQuery)) {
                         rs.next();
                         String id = rs.getString(1);
                         session.commit();
@@ -255,8 +262,8 @@ public final class Interleavings {
 
         public Run run(List<Session> sessions, int[] schedule) throws Exception {
             if (sessions.size() > connections.size()) {
-                throw new IllegalArgumentException(sessions.size() + " sessions but " + connections.size()
-                        + " connections");
+                throw new IllegalArgumentException(
+                        sessions.size() + " sessions but " + connections.size() + " connections");
             }
             return new Permutation(sessions).run(schedule);
         }
@@ -341,8 +348,8 @@ public final class Interleavings {
                             waited[s] = true;
                             continue;
                         }
-                        events.add(new Event(done.session(), done.step(), done.result(), done.started(),
-                                done.ended(), waited[s]));
+                        events.add(new Event(
+                                done.session(), done.step(), done.result(), done.started(), done.ended(), waited[s]));
                         running.set(s, null);
                         Step later = deferred.get(s).poll();
                         if (later != null) {
@@ -369,9 +376,10 @@ public final class Interleavings {
                             seenWaiting = 0;
                         }
                         if (System.nanoTime() > deadline) {
-                            throw new AssertionError("Session " + sessions.get(s).name() + " neither finished its step"
-                                    + " nor waited on a lock within " + stepLimit + " (after "
-                                    + String.join(" ", scheduled) + ")");
+                            throw new AssertionError(
+                                    "Session " + sessions.get(s).name() + " neither finished its step"
+                                            + " nor waited on a lock within " + stepLimit + " (after "
+                                            + String.join(" ", scheduled) + ")");
                         }
                     } catch (ExecutionException e) {
                         throw new AssertionError("Step of " + sessions.get(s).name() + " broke the tester", e);

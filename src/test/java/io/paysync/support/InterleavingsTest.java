@@ -14,7 +14,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-
 import org.junit.jupiter.api.Test;
 
 /** The stepping harness itself: the permutation generator, and what it does with a step that waits on a lock. */
@@ -54,26 +53,36 @@ class InterleavingsTest {
                 Statement s = monitor.createStatement()) {
             s.execute("CREATE TABLE t (id INT PRIMARY KEY, v INT)");
             s.execute("INSERT INTO t VALUES (1, 0)");
-            try (var tester = new Interleavings.Tester(List.of(connect(url), connect(url)), monitor,
-                    Interleavings.LockProbe.h2(), Duration.ofSeconds(10))) {
-                var a = session("a", step("a_update", c -> rows(c, "UPDATE t SET v = 1 WHERE id = 1 AND v = 0")),
+            try (var tester = new Interleavings.Tester(
+                    List.of(connect(url), connect(url)),
+                    monitor,
+                    Interleavings.LockProbe.h2(),
+                    Duration.ofSeconds(10))) {
+                var a = session(
+                        "a",
+                        step("a_update", c -> rows(c, "UPDATE t SET v = 1 WHERE id = 1 AND v = 0")),
                         commit("a_commit"));
-                var b = session("b", step("b_update", c -> rows(c, "UPDATE t SET v = 2 WHERE id = 1 AND v = 0")),
+                var b = session(
+                        "b",
+                        step("b_update", c -> rows(c, "UPDATE t SET v = 2 WHERE id = 1 AND v = 0")),
                         commit("b_commit"));
 
                 // a_update b_update b_commit a_commit: b_update waits for a's lock, so b_commit must wait behind it.
-                var run = tester.run(List.of(a, b), new int[] { 0, 1, 1, 0 });
+                var run = tester.run(List.of(a, b), new int[] {0, 1, 1, 0});
 
                 assertThat(run.permutation()).isEqualTo("a_update b_update b_commit a_commit");
                 assertThat(run.blocked()).isTrue();
                 assertThat(run.waited()).containsExactly("b_update");
-                assertThat(run.startOrder()).as("b_commit deferred behind the waiting b_update")
+                assertThat(run.startOrder())
+                        .as("b_commit deferred behind the waiting b_update")
                         .containsExactly("a_update", "b_update", "a_commit", "b_commit");
                 assertThat(run.finishedBefore("a_commit", "b_commit")).isTrue();
                 assertThat(run.result("a_update")).isEqualTo("1");
-                assertThat(run.result("b_update")).as("re-checked after a's commit").isEqualTo("0");
+                assertThat(run.result("b_update"))
+                        .as("re-checked after a's commit")
+                        .isEqualTo("0");
 
-                var free = tester.run(List.of(a, b), new int[] { 0, 0, 1, 1 });
+                var free = tester.run(List.of(a, b), new int[] {0, 0, 1, 1});
                 assertThat(free.blocked()).isFalse();
                 assertThat(free.startOrder()).containsExactly("a_update", "a_commit", "b_update", "b_commit");
             }

@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LoggerContext;
@@ -42,8 +41,13 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
         captured = new StringWriter();
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         Configuration config = ctx.getConfiguration();
-        WriterAppender appender = WriterAppender.newBuilder().setName(APPENDER).setTarget(captured)
-                .setLayout(PatternLayout.newBuilder().withPattern("%level %c - %msg%n%throwable").build()).build();
+        WriterAppender appender = WriterAppender.newBuilder()
+                .setName(APPENDER)
+                .setTarget(captured)
+                .setLayout(PatternLayout.newBuilder()
+                        .withPattern("%level %c - %msg%n%throwable")
+                        .build())
+                .build();
         appender.start();
         config.addAppender(appender);
         LoggerConfig root = config.getRootLogger();
@@ -83,8 +87,8 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
     /** What in this log must never be there, each with the line it is on. */
     public static List<String> leaks(String log) {
         List<String> forbidden = new ArrayList<>();
-        for (String secret : List.of(PaysyncInstance.SECRET, PaysyncInstance.OLD_SECRET,
-                PaysyncInstance.UNKNOWN_SECRET)) {
+        for (String secret :
+                List.of(PaysyncInstance.SECRET, PaysyncInstance.OLD_SECRET, PaysyncInstance.UNKNOWN_SECRET)) {
             forbidden.add(secret);
             forbidden.add(secret.substring("whsec_".length())); // the key without its prefix
         }

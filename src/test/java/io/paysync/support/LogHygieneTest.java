@@ -3,7 +3,6 @@ package io.paysync.support;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.charset.StandardCharsets;
-
 import org.junit.jupiter.api.Test;
 
 /** The log check must see each kind of leak, or a clean suite log proves nothing. */
@@ -11,16 +10,25 @@ class LogHygieneTest {
 
     @Test
     void should_find_secrets_tokens_passwords_signatures_and_raw_bodies() {
-        byte[] body = PaysyncInstance.callbackBody("A-1", "gw_1", "1.00", "EUR", null).getBytes(StandardCharsets.UTF_8);
+        byte[] body =
+                PaysyncInstance.callbackBody("A-1", "gw_1", "1.00", "EUR", null).getBytes(StandardCharsets.UTF_8);
         String signature = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, 1_700_000_000L)[5];
 
-        assertThat(LogHygiene.leaks("INFO x - secret is " + PaysyncInstance.SECRET)).hasSize(2);
-        assertThat(LogHygiene.leaks("INFO x - key " + PaysyncInstance.OLD_SECRET.substring(6))).hasSize(1);
-        assertThat(LogHygiene.leaks("WARN x - Bearer " + PaysyncInstance.ADMIN_TOKEN)).singleElement()
-                .asString().contains("admin token").doesNotContain(PaysyncInstance.ADMIN_TOKEN);
-        assertThat(LogHygiene.leaks("ERROR x - password=" + TestDatabase.H2_PASSWORD)).hasSize(1);
-        assertThat(LogHygiene.leaks("DEBUG x - header " + signature.substring(3))).hasSize(1);
-        assertThat(LogHygiene.leaks("DEBUG x - body " + new String(body, StandardCharsets.UTF_8))).hasSize(1);
+        assertThat(LogHygiene.leaks("INFO x - secret is " + PaysyncInstance.SECRET))
+                .hasSize(2);
+        assertThat(LogHygiene.leaks("INFO x - key " + PaysyncInstance.OLD_SECRET.substring(6)))
+                .hasSize(1);
+        assertThat(LogHygiene.leaks("WARN x - Bearer " + PaysyncInstance.ADMIN_TOKEN))
+                .singleElement()
+                .asString()
+                .contains("admin token")
+                .doesNotContain(PaysyncInstance.ADMIN_TOKEN);
+        assertThat(LogHygiene.leaks("ERROR x - password=" + TestDatabase.H2_PASSWORD))
+                .hasSize(1);
+        assertThat(LogHygiene.leaks("DEBUG x - header " + signature.substring(3)))
+                .hasSize(1);
+        assertThat(LogHygiene.leaks("DEBUG x - body " + new String(body, StandardCharsets.UTF_8)))
+                .hasSize(1);
     }
 
     @Test

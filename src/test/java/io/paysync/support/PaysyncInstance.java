@@ -1,5 +1,9 @@
 package io.paysync.support;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.standardwebhooks.Webhook;
+import io.paysync.Paysync;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -21,11 +25,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.standardwebhooks.Webhook;
-import io.paysync.Paysync;
 import org.apache.camel.main.Main;
 
 /** A real Paysync runtime in this JVM, on a free port, with an HTTP client and direct database access. */
@@ -37,6 +36,7 @@ public final class PaysyncInstance implements AutoCloseable {
     public static final String ADMIN_TOKEN = "test-admin-token-0123456789abcdef";
     /** The shop's backend's token, where a test sets one ({@code prod} runs always do). */
     public static final String API_TOKEN = "test-shop-token-0123456789abcdef";
+
     public static final ObjectMapper JSON = new ObjectMapper();
 
     private static final AtomicInteger INSTANCES = new AtomicInteger();
@@ -44,7 +44,8 @@ public final class PaysyncInstance implements AutoCloseable {
     private final Main main;
     private final TestDatabase database;
     private final String base;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private PaysyncInstance(Main main, TestDatabase database, int port) {
         this.main = main;
@@ -54,8 +55,8 @@ public final class PaysyncInstance implements AutoCloseable {
 
     /** An operator's credentials as a browser or Hawtio presents them: Basic, user "operator", the admin token. */
     public static String operatorBasic() {
-        return "Basic " + Base64.getEncoder().encodeToString(("operator:" + ADMIN_TOKEN)
-                .getBytes(StandardCharsets.UTF_8));
+        return "Basic "
+                + Base64.getEncoder().encodeToString(("operator:" + ADMIN_TOKEN).getBytes(StandardCharsets.UTF_8));
     }
 
     public static PaysyncInstance start(TestDatabase database) throws Exception {
@@ -117,9 +118,10 @@ public final class PaysyncInstance implements AutoCloseable {
 
     /** Inserts orders that are already Paid (as if their callbacks had arrived), in one batch. */
     public void insertPaidOrders(String prefix, int count) throws SQLException {
-        try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
-                        + "payment_transaction_id, created_at, paid_at) VALUES (?, 10.00, 'EUR', 'Paid', 'Pending', 0, ?, ?, ?)")) {
+        try (Connection c = database.connect();
+                java.sql.PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
+                                + "payment_transaction_id, created_at, paid_at) VALUES (?, 10.00, 'EUR', 'Paid', 'Pending', 0, ?, ?, ?)")) {
             java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
             for (int i = 0; i < count; i++) {
                 ps.setString(1, prefix + i);
@@ -134,9 +136,10 @@ public final class PaysyncInstance implements AutoCloseable {
 
     /** Inserts Pending orders {@code prefix0..} of 10.00 EUR, in batches (as many as a settlement benchmark needs). */
     public void insertPendingOrders(String prefix, int count) throws SQLException {
-        try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
-                        + "created_at) VALUES (?, 10.00, 'EUR', 'Pending', 'Pending', 0, ?)")) {
+        try (Connection c = database.connect();
+                java.sql.PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
+                                + "created_at) VALUES (?, 10.00, 'EUR', 'Pending', 'Pending', 0, ?)")) {
             java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
             for (int i = 0; i < count; i++) {
                 ps.setString(1, prefix + i);
@@ -152,8 +155,9 @@ public final class PaysyncInstance implements AutoCloseable {
 
     /** One column of one order, as a string (null if absent). */
     public String column(String orderNumber, String column) throws SQLException {
-        try (Connection c = database.connect(); java.sql.PreparedStatement ps = c.prepareStatement(
-                "SELECT " + column + " FROM orders WHERE order_number = ?")) {
+        try (Connection c = database.connect();
+                java.sql.PreparedStatement ps =
+                        c.prepareStatement("SELECT " + column + " FROM orders WHERE order_number = ?")) {
             ps.setString(1, orderNumber);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -174,8 +178,8 @@ public final class PaysyncInstance implements AutoCloseable {
 
     public Response post(String path, String contentType, byte[] body, String... headers)
             throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        HttpRequest.Builder b =
+                HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);
         }
@@ -188,8 +192,10 @@ public final class PaysyncInstance implements AutoCloseable {
 
     public Response createOrder(String orderNumber, String amount, String currency)
             throws IOException, InterruptedException {
-        return postJson("/api/orders", "{\"orderNumber\":\"" + orderNumber + "\",\"amount\":\"" + amount
-                + "\",\"currency\":\"" + currency + "\"}");
+        return postJson(
+                "/api/orders",
+                "{\"orderNumber\":\"" + orderNumber + "\",\"amount\":\"" + amount + "\",\"currency\":\"" + currency
+                        + "\"}");
     }
 
     /** A callback signed with the current secret, now. */
@@ -198,8 +204,11 @@ public final class PaysyncInstance implements AutoCloseable {
     }
 
     public Response callback(byte[] body) throws IOException, InterruptedException {
-        return post("/api/payments/callback", "application/json", body, signatureHeaders(body, SECRET,
-                Instant.now().getEpochSecond()));
+        return post(
+                "/api/payments/callback",
+                "application/json",
+                body,
+                signatureHeaders(body, SECRET, Instant.now().getEpochSecond()));
     }
 
     public Response callback(String orderNumber, String transactionId, String amount, String currency, String status)
@@ -207,18 +216,24 @@ public final class PaysyncInstance implements AutoCloseable {
         return callback(callbackBody(orderNumber, transactionId, amount, currency, status));
     }
 
-    public static String callbackBody(String orderNumber, String transactionId, String amount, String currency,
-            String status) {
+    public static String callbackBody(
+            String orderNumber, String transactionId, String amount, String currency, String status) {
         return "{\"orderNumber\":\"" + orderNumber + "\",\"transactionId\":\"" + transactionId + "\",\"amount\":\""
-                + amount + "\",\"currency\":\"" + currency + "\"" + (status == null ? "" : ",\"status\":\"" + status
-                        + "\"")
+                + amount + "\",\"currency\":\"" + currency + "\""
+                + (status == null ? "" : ",\"status\":\"" + status + "\"")
                 + "}";
     }
 
     public static String[] signatureHeaders(byte[] body, String secret, long timestamp) {
         String id = "msg_" + UUID.randomUUID().toString().replace("-", "");
-        return new String[] { "webhook-id", id, "webhook-timestamp", String.valueOf(timestamp), "webhook-signature",
-                sign(secret, id, timestamp, body) };
+        return new String[] {
+            "webhook-id",
+            id,
+            "webhook-timestamp",
+            String.valueOf(timestamp),
+            "webhook-signature",
+            sign(secret, id, timestamp, body)
+        };
     }
 
     public static String sign(String secret, String id, long timestamp, byte[] body) {
@@ -232,7 +247,7 @@ public final class PaysyncInstance implements AutoCloseable {
     }
 
     public String[] admin() {
-        return new String[] { "Authorization", "Bearer " + ADMIN_TOKEN };
+        return new String[] {"Authorization", "Bearer " + ADMIN_TOKEN};
     }
 
     private Response send(HttpRequest.Builder b, String... headers) throws IOException, InterruptedException {
@@ -241,7 +256,8 @@ public final class PaysyncInstance implements AutoCloseable {
         }
         b.timeout(Duration.ofSeconds(30));
         HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
-        return new Response(r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(null));
+        return new Response(
+                r.statusCode(), r.body(), r.headers().firstValue("Content-Type").orElse(null));
     }
 
     public record Response(int status, String body, String contentType) {
@@ -276,8 +292,9 @@ public final class PaysyncInstance implements AutoCloseable {
      */
     public Map<String, List<List<Object>>> snapshot() throws SQLException {
         Map<String, List<List<Object>>> tables = new LinkedHashMap<>();
-        try (Connection c = database.connect(); Statement s = c.createStatement()) {
-            for (String table : new String[] { "orders", "order_transitions", "anomalies" }) {
+        try (Connection c = database.connect();
+                Statement s = c.createStatement()) {
+            for (String table : new String[] {"orders", "order_transitions", "anomalies"}) {
                 List<List<Object>> rows = new ArrayList<>();
                 try (ResultSet rs = s.executeQuery("SELECT * FROM " + table + " ORDER BY id")) {
                     ResultSetMetaData md = rs.getMetaData();
@@ -299,7 +316,8 @@ public final class PaysyncInstance implements AutoCloseable {
     /** The callbacks audit log, oldest first: one map per row (column names in lower case, body as bytes). */
     public List<Map<String, Object>> callbacks() throws SQLException {
         List<Map<String, Object>> rows = new ArrayList<>();
-        try (Connection c = database.connect(); Statement s = c.createStatement();
+        try (Connection c = database.connect();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT * FROM callbacks ORDER BY id")) {
             ResultSetMetaData md = rs.getMetaData();
             while (rs.next()) {
@@ -315,14 +333,17 @@ public final class PaysyncInstance implements AutoCloseable {
     }
 
     public long count(String sql) throws SQLException {
-        try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = database.connect();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getLong(1);
         }
     }
 
     public int execute(String sql) throws SQLException {
-        try (Connection c = database.connect(); Statement s = c.createStatement()) {
+        try (Connection c = database.connect();
+                Statement s = c.createStatement()) {
             return s.executeUpdate(sql);
         }
     }

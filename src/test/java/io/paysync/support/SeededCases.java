@@ -6,7 +6,6 @@ import java.util.Random;
 import java.util.SplittableRandom;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.DynamicTest;
 
 /**
@@ -27,8 +26,7 @@ public final class SeededCases {
     public static final String SEED = "paysync.test.seed";
     public static final String CASES = "paysync.test.cases";
 
-    private SeededCases() {
-    }
+    private SeededCases() {}
 
     @FunctionalInterface
     public interface Case {
@@ -49,8 +47,9 @@ public final class SeededCases {
         while (caseSeeds.size() < n) {
             caseSeeds.add(seeds.nextLong());
         }
-        System.out.printf("%s: %d %ss from base seed %d (%s)%n", testClass.getSimpleName(), n, what, base,
-                given != null ? "-D" + SEED : "the class's fixed seed");
+        System.out.printf(
+                "%s: %d %ss from base seed %d (%s)%n",
+                testClass.getSimpleName(), n, what, base, given != null ? "-D" + SEED : "the class's fixed seed");
         return IntStream.range(0, n).mapToObj(i -> {
             long seed = caseSeeds.get(i);
             String name = what + " " + (i + 1) + " of " + n + ", seed " + seed;
@@ -58,8 +57,11 @@ public final class SeededCases {
                 try {
                     body.run(new Random(seed));
                 } catch (Throwable t) {
-                    throw new AssertionError(name + " failed. Run exactly this case again with: mvn -o test -Dtest="
-                            + testClass.getSimpleName() + " -D" + SEED + "=" + seed + " -D" + CASES + "=1\n" + t, t);
+                    throw new AssertionError(
+                            name + " failed. Run exactly this case again with: mvn -o test -Dtest="
+                                    + testClass.getSimpleName() + " -D" + SEED + "=" + seed + " -D" + CASES + "=1\n"
+                                    + t,
+                            t);
                 }
             });
         });

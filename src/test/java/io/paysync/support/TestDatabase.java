@@ -6,7 +6,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.UUID;
-
 import org.junit.jupiter.api.Assertions;
 
 /**
@@ -17,7 +16,6 @@ public abstract class TestDatabase implements AutoCloseable {
 
     /** Distinctive, so the log hygiene check can look for it. */
     public static final String H2_PASSWORD = "h2-test-password-7c1e9a";
-
 
     public abstract String url();
 
@@ -31,17 +29,17 @@ public abstract class TestDatabase implements AutoCloseable {
 
     /** Empties the tables between tests (TRUNCATE: the history's append-only triggers refuse DELETE). */
     public void reset() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            for (String table : new String[] { "order_transitions", "anomalies", "orders", "CAMEL_MESSAGEPROCESSED",
-                    "callbacks" }) {
+        try (Connection c = connect();
+                Statement s = c.createStatement()) {
+            for (String table :
+                    new String[] {"order_transitions", "anomalies", "orders", "CAMEL_MESSAGEPROCESSED", "callbacks"}) {
                 s.execute("TRUNCATE TABLE " + table);
             }
         }
     }
 
     @Override
-    public void close() throws Exception {
-    }
+    public void close() throws Exception {}
 
     public static TestDatabase h2() {
         String url = "jdbc:h2:mem:paysync-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
@@ -64,8 +62,10 @@ public abstract class TestDatabase implements AutoCloseable {
         String admin = postgresAdminUrl();
         String user = postgresUser();
         String password = postgresPassword();
-        String name = "paysync_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        try (Connection c = DriverManager.getConnection(admin, user, password); Statement s = c.createStatement()) {
+        String name =
+                "paysync_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try (Connection c = DriverManager.getConnection(admin, user, password);
+                Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
             // DatabaseAvailable skips the suite when PostgreSQL is optional; here it is required.

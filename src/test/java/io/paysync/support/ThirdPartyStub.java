@@ -1,5 +1,7 @@
 package io.paysync.support;
 
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -18,9 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 
 /**
  * A real HTTP server standing in for the third party (docs/third-party.md): idempotent create keyed by Idempotency-Key,
@@ -78,24 +77,27 @@ public final class ThirdPartyStub implements AutoCloseable {
      * One request as received; {@code port} tells which listener (so which worker, in the chaos run) sent it.
      * {@code target}: the path and query as sent; {@code headers}: every header, names in lower case.
      */
-    public record Request(String method, String orderNumber, String idempotencyKey, String body, long atNanos,
-            int port, String target, Map<String, List<String>> headers) {
-    }
+    public record Request(
+            String method,
+            String orderNumber,
+            String idempotencyKey,
+            String body,
+            long atNanos,
+            int port,
+            String target,
+            Map<String, List<String>> headers) {}
 
     /** What the stub did with a request: the status it answered (0: none), the record's id and whether it is new. */
-    public record Answer(Request request, Fault fault, int status, String recordId, boolean created) {
-    }
+    public record Answer(Request request, Fault fault, int status, String recordId, boolean created) {}
 
     /**
      * Told about every request on arrival (before any record is created) and after its answer is sent or dropped; the
      * chaos run records its history and kills workers from here. Runs on the stub's request thread.
      */
     public interface Observer {
-        default void received(Request request) {
-        }
+        default void received(Request request) {}
 
-        default void answered(Answer answer) {
-        }
+        default void answered(Answer answer) {}
     }
 
     private static final Pattern ORDER_NUMBER = Pattern.compile("\"orderNumber\"\\s*:\\s*\"([^\"]*)\"");
@@ -108,8 +110,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private volatile Step always;
     private volatile boolean idempotent = true;
     private volatile java.util.function.Function<Request, Step> faults;
-    private volatile Observer observer = new Observer() {
-    };
+    private volatile Observer observer = new Observer() {};
     private final CountDownLatch released = new CountDownLatch(1);
     private final int port;
     private HttpServer server;
@@ -169,7 +170,9 @@ public final class ThirdPartyStub implements AutoCloseable {
 
     /** The next requests about this order meet these steps, in order; after them, {@link Fault#NONE}. */
     public ThirdPartyStub script(String orderNumber, Step... steps) {
-        scriptPerOrder.computeIfAbsent(orderNumber, k -> new ConcurrentLinkedDeque<>()).addAll(List.of(steps));
+        scriptPerOrder
+                .computeIfAbsent(orderNumber, k -> new ConcurrentLinkedDeque<>())
+                .addAll(List.of(steps));
         return this;
     }
 
@@ -204,7 +207,9 @@ public final class ThirdPartyStub implements AutoCloseable {
     }
 
     public long requestsFor(String orderNumber) {
-        return requests.stream().filter(r -> orderNumber.equals(r.orderNumber())).count();
+        return requests.stream()
+                .filter(r -> orderNumber.equals(r.orderNumber()))
+                .count();
     }
 
     /** How many records were really created for the order (at most one if Paysync is right). */
@@ -234,27 +239,50 @@ public final class ThirdPartyStub implements AutoCloseable {
             if ("GET".equals(method)) {
                 String q = ex.getRequestURI().getRawQuery();
                 orderNumber = q != null && q.startsWith("orderNumber=")
-                        ? java.net.URLDecoder.decode(q.substring(12), StandardCharsets.UTF_8) : null;
+                        ? java.net.URLDecoder.decode(q.substring(12), StandardCharsets.UTF_8)
+                        : null;
             } else {
                 Matcher m = ORDER_NUMBER.matcher(body);
                 orderNumber = m.find() ? m.group(1) : null;
             }
             Map<String, List<String>> headers = new java.util.TreeMap<>();
-            ex.getRequestHeaders().forEach((name, values) -> headers.put(name.toLowerCase(java.util.Locale.ROOT),
-                    List.copyOf(values)));
-            Request request = new Request(method, orderNumber, key, body, System.nanoTime(),
-                    ex.getLocalAddress().getPort(), ex.getRequestURI().toString(), headers);
+            ex.getRequestHeaders()
+                    .forEach((name, values) ->
+                            headers.put(name.toLowerCase(java.util.Locale.ROOT), List.copyOf(values)));
+            Request request = new Request(
+                    method,
+                    orderNumber,
+                    key,
+                    body,
+                    System.nanoTime(),
+                    ex.getLocalAddress().getPort(),
+                    ex.getRequestURI().toString(),
+                    headers);
             requests.add(request);
             observer.received(request);
             if ("GET".equals(method)) {
                 String id = orderNumber == null ? null : idsByOrder.get(orderNumber);
-                answer(ex, request, Fault.NONE, id == null ? 404 : 200,
-                        id == null ? "{\"error\":\"no record\"}" : "{\"id\":\"" + id + "\"}", null, id, false);
+                answer(
+                        ex,
+                        request,
+                        Fault.NONE,
+                        id == null ? 404 : 200,
+                        id == null ? "{\"error\":\"no record\"}" : "{\"id\":\"" + id + "\"}",
+                        null,
+                        id,
+                        false);
                 return;
             }
             if (key == null || orderNumber == null || !key.equals(orderNumber)) {
-                answer(ex, request, Fault.STATUS, 400, "{\"error\":\"Idempotency-Key must be the order number\"}",
-                        null, null, false);
+                answer(
+                        ex,
+                        request,
+                        Fault.STATUS,
+                        400,
+                        "{\"error\":\"Idempotency-Key must be the order number\"}",
+                        null,
+                        null,
+                        false);
                 return;
             }
             Step step = always;
@@ -271,8 +299,16 @@ public final class ThirdPartyStub implements AutoCloseable {
             }
             Fault fault = step.fault();
             switch (fault) {
-                case STATUS -> answer(ex, request, fault, step.status(),
-                        "{\"error\":\"injected " + step.status() + "\"}", step.retryAfter(), null, false);
+                case STATUS ->
+                    answer(
+                            ex,
+                            request,
+                            fault,
+                            step.status(),
+                            "{\"error\":\"injected " + step.status() + "\"}",
+                            step.retryAfter(),
+                            null,
+                            false);
                 case NON_JSON -> answer(ex, request, fault, 200, "<html>created?</html>", null, null, false);
                 case NO_ID -> answer(ex, request, fault, 201, "{\"status\":\"ok\"}", null, null, false);
                 case DROP -> observer.answered(new Answer(request, fault, 0, null, false));
@@ -287,7 +323,14 @@ public final class ThirdPartyStub implements AutoCloseable {
                         Thread.currentThread().interrupt();
                     }
                     Created c = create(key, orderNumber);
-                    answer(ex, request, fault, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null, c.id,
+                    answer(
+                            ex,
+                            request,
+                            fault,
+                            c.created ? 201 : 200,
+                            "{\"id\":\"" + c.id + "\"}",
+                            null,
+                            c.id,
                             c.created);
                 }
                 case CREATE_THEN_HANG -> {
@@ -297,12 +340,26 @@ public final class ThirdPartyStub implements AutoCloseable {
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
-                    answer(ex, request, fault, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null, c.id,
+                    answer(
+                            ex,
+                            request,
+                            fault,
+                            c.created ? 201 : 200,
+                            "{\"id\":\"" + c.id + "\"}",
+                            null,
+                            c.id,
                             c.created);
                 }
                 case NONE -> {
                     Created c = create(key, orderNumber);
-                    answer(ex, request, fault, c.created ? 201 : 200, "{\"id\":\"" + c.id + "\"}", null, c.id,
+                    answer(
+                            ex,
+                            request,
+                            fault,
+                            c.created ? 201 : 200,
+                            "{\"id\":\"" + c.id + "\"}",
+                            null,
+                            c.id,
                             c.created);
                 }
             }
@@ -312,8 +369,16 @@ public final class ThirdPartyStub implements AutoCloseable {
     }
 
     /** Sends the answer, then tells the observer; an answer the client no longer reads still counts as sent. */
-    private void answer(HttpExchange ex, Request request, Fault fault, int status, String body, String retryAfter,
-            String recordId, boolean created) throws IOException {
+    private void answer(
+            HttpExchange ex,
+            Request request,
+            Fault fault,
+            int status,
+            String body,
+            String retryAfter,
+            String recordId,
+            boolean created)
+            throws IOException {
         try {
             respond(ex, status, body, retryAfter);
         } finally {
@@ -321,20 +386,23 @@ public final class ThirdPartyStub implements AutoCloseable {
         }
     }
 
-    private record Created(String id, boolean created) {
-    }
+    private record Created(String id, boolean created) {}
 
     private Created create(String key, String orderNumber) {
         if (!idempotent) {
             String id = UUID.randomUUID().toString();
-            createdPerOrder.computeIfAbsent(orderNumber, o -> new AtomicInteger()).incrementAndGet();
+            createdPerOrder
+                    .computeIfAbsent(orderNumber, o -> new AtomicInteger())
+                    .incrementAndGet();
             idsByOrder.putIfAbsent(orderNumber, id);
             return new Created(id, true);
         }
-        boolean[] created = { false };
+        boolean[] created = {false};
         String id = idsByKey.computeIfAbsent(key, k -> {
             created[0] = true;
-            createdPerOrder.computeIfAbsent(orderNumber, o -> new AtomicInteger()).incrementAndGet();
+            createdPerOrder
+                    .computeIfAbsent(orderNumber, o -> new AtomicInteger())
+                    .incrementAndGet();
             return UUID.randomUUID().toString();
         });
         idsByOrder.putIfAbsent(orderNumber, id);

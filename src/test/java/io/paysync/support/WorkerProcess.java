@@ -54,11 +54,14 @@ public final class WorkerProcess implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("-Dcamel.main.routesIncludePattern=file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
         cmd.add("-Dcamel.main.routesReloadEnabled=false");
-        cmd.add("-Dpaysync.third-party.templates=" + Path.of("routes", "third-party").toAbsolutePath());
+        cmd.add("-Dpaysync.third-party.templates="
+                + Path.of("routes", "third-party").toAbsolutePath());
         sysProps.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("io.paysync.Paysync");
         Path log = workDir.resolve("out.log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(workDir.toFile()).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(workDir.toFile())
+                .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
         pb.environment().putAll(env);
@@ -70,10 +73,14 @@ public final class WorkerProcess implements AutoCloseable {
      * ./application.properties and ./routes), with only these PAYSYNC_* and CAMEL_* variables.
      */
     public static WorkerProcess startJar(Path installDir, Path jar, Map<String, String> env) throws IOException {
-        List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
+        List<String> cmd = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
                 jar.toAbsolutePath().toString());
         Path log = installDir.resolve("paysync.log");
-        ProcessBuilder pb = new ProcessBuilder(cmd).directory(installDir.toFile()).redirectErrorStream(true)
+        ProcessBuilder pb = new ProcessBuilder(cmd)
+                .directory(installDir.toFile())
+                .redirectErrorStream(true)
                 .redirectOutput(log.toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("PAYSYNC_") || k.startsWith("CAMEL_"));
         pb.environment().putAll(withTestDefaults(env));
@@ -88,13 +95,22 @@ public final class WorkerProcess implements AutoCloseable {
     /** As {@link #prodEnv(TestDatabase, int, String)} with another JDBC URL for the same database. */
     public static Map<String, String> prodEnv(TestDatabase db, String jdbcUrl, int port, String thirdPartyUrl) {
         return Map.of(
-                "CAMEL_MAIN_PROFILE", "prod",
-                "CAMEL_SERVER_PORT", String.valueOf(port),
-                "PAYSYNC_DB_URL", jdbcUrl, "PAYSYNC_DB_USERNAME", db.username(),
-                "PAYSYNC_DB_PASSWORD", db.password(),
-                "PAYSYNC_GATEWAY_WEBHOOK_SECRET", PaysyncInstance.SECRET,
-                "PAYSYNC_ADMIN_TOKEN", PaysyncInstance.ADMIN_TOKEN,
-                "PAYSYNC_THIRD_PARTY_URL", thirdPartyUrl);
+                "CAMEL_MAIN_PROFILE",
+                "prod",
+                "CAMEL_SERVER_PORT",
+                String.valueOf(port),
+                "PAYSYNC_DB_URL",
+                jdbcUrl,
+                "PAYSYNC_DB_USERNAME",
+                db.username(),
+                "PAYSYNC_DB_PASSWORD",
+                db.password(),
+                "PAYSYNC_GATEWAY_WEBHOOK_SECRET",
+                PaysyncInstance.SECRET,
+                "PAYSYNC_ADMIN_TOKEN",
+                PaysyncInstance.ADMIN_TOKEN,
+                "PAYSYNC_THIRD_PARTY_URL",
+                thirdPartyUrl);
     }
 
     public Process process() {

@@ -3,6 +3,11 @@ package io.paysync.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.WorkerProcess;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -11,15 +16,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
-
-import io.paysync.support.DatabaseAvailable;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.ThirdPartyStub;
-import io.paysync.support.WorkerProcess;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Scenarios 11 and 14: a worker JVM killed with {@code destroyForcibly()} at each point of one third-party call, and a
@@ -52,7 +51,8 @@ class CallPointCrashTest {
     @EnumSource(Point.class)
     void should_complete_the_order_with_one_record_whatever_point_of_the_call_the_worker_dies_at(Point point)
             throws Exception {
-        try (TestDatabase db = TestDatabase.postgres(); ThirdPartyStub stub = ThirdPartyStub.start()) {
+        try (TestDatabase db = TestDatabase.postgres();
+                ThirdPartyStub stub = ThirdPartyStub.start()) {
             PaysyncInstance seeder = PaysyncInstance.start(db);
             AtomicReference<Connection> lockHolder = new AtomicReference<>();
             AtomicReference<WorkerProcess> victim = new AtomicReference<>();
@@ -93,10 +93,13 @@ class CallPointCrashTest {
                     case CONNECTION_TERMINATED_BEFORE_GUID_COMMIT -> {
                         awaitLockWait(seeder, worker);
                         assertThat(seeder.count("SELECT COUNT(*) FROM (SELECT pg_terminate_backend(pid) FROM"
-                                + " pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock')"
-                                + " t")).isEqualTo(1);
+                                        + " pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock')"
+                                        + " t"))
+                                .isEqualTo(1);
                     }
-                    default -> await().atMost(Duration.ofSeconds(60)).until(() -> !worker.process().isAlive());
+                    default ->
+                        await().atMost(Duration.ofSeconds(60))
+                                .until(() -> !worker.process().isAlive());
                 }
                 if (point == Point.BEFORE_CALL) {
                     assertThat(stub.requests()).as("killed before the call").isEmpty();
@@ -109,20 +112,37 @@ class CallPointCrashTest {
                     held.close();
                 }
 
-                PaysyncInstance survivor = point == Point.CONNECTION_TERMINATED_BEFORE_GUID_COMMIT ? null
-                        : PaysyncInstance.start(db, Map.of("paysync.sync.enabled", "true",
-                                "paysync.third-party.url", stub.url(), "paysync.sync.period-ms", "50",
-                                "paysync.sync.lease-seconds", "4", "paysync.third-party.response-timeout-ms", "1000",
-                                "paysync.sync.in-process-retries", "0"));
+                PaysyncInstance survivor = point == Point.CONNECTION_TERMINATED_BEFORE_GUID_COMMIT
+                        ? null
+                        : PaysyncInstance.start(
+                                db,
+                                Map.of(
+                                        "paysync.sync.enabled",
+                                        "true",
+                                        "paysync.third-party.url",
+                                        stub.url(),
+                                        "paysync.sync.period-ms",
+                                        "50",
+                                        "paysync.sync.lease-seconds",
+                                        "4",
+                                        "paysync.third-party.response-timeout-ms",
+                                        "1000",
+                                        "paysync.sync.in-process-retries",
+                                        "0"));
                 try {
-                    await().atMost(Duration.ofSeconds(60)).until(() -> "Completed".equals(seeder.column(ORDER,
-                            "sync_status")));
-                    assertThat(stub.recordsFor(ORDER)).as("one record at the third party").isEqualTo(1);
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() -> "Completed".equals(seeder.column(ORDER, "sync_status")));
+                    assertThat(stub.recordsFor(ORDER))
+                            .as("one record at the third party")
+                            .isEqualTo(1);
                     assertThat(seeder.column(ORDER, "third_party_guid")).isEqualTo(stub.idFor(ORDER));
-                    assertThat(stub.requests()).as("every send carries the same Idempotency-Key")
+                    assertThat(stub.requests())
+                            .as("every send carries the same Idempotency-Key")
                             .allSatisfy(r -> assertThat(r.idempotencyKey()).isEqualTo(ORDER));
                     if (point != Point.BEFORE_CALL) {
-                        assertThat(stub.requests()).as("the in-doubt call was resent with its key").hasSize(2);
+                        assertThat(stub.requests())
+                                .as("the in-doubt call was resent with its key")
+                                .hasSize(2);
                     }
                 } finally {
                     if (survivor != null) {
@@ -150,7 +170,8 @@ class CallPointCrashTest {
     @org.junit.jupiter.api.Test
     void should_resend_with_its_key_an_order_whose_completion_was_waiting_to_be_written_when_the_worker_died()
             throws Exception {
-        try (TestDatabase db = TestDatabase.postgres(); ThirdPartyStub stub = ThirdPartyStub.start()) {
+        try (TestDatabase db = TestDatabase.postgres();
+                ThirdPartyStub stub = ThirdPartyStub.start()) {
             PaysyncInstance seeder = PaysyncInstance.start(db);
             AtomicReference<WorkerProcess> victim = new AtomicReference<>();
             try {
@@ -168,27 +189,47 @@ class CallPointCrashTest {
                 tuning.put("paysync.sync.completion-flush-ms", "60000");
                 tuning.put("paysync.sync.lease-seconds", "10");
                 victim.set(WorkerProcess.start(workDir, env(db, stub), tuning));
-                await().atMost(Duration.ofSeconds(60)).until(() -> !victim.get().process().isAlive());
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> !victim.get().process().isAlive());
 
-                assertThat(stub.recordsFor("BATCH-0")).as("BATCH-0's record was made").isEqualTo(1);
-                assertThat(seeder.column("BATCH-0", "sync_status")).as("its completion died with the worker")
+                assertThat(stub.recordsFor("BATCH-0"))
+                        .as("BATCH-0's record was made")
+                        .isEqualTo(1);
+                assertThat(seeder.column("BATCH-0", "sync_status"))
+                        .as("its completion died with the worker")
                         .isEqualTo("Processing");
 
-                try (PaysyncInstance survivor = PaysyncInstance.start(db, Map.of("paysync.sync.enabled", "true",
-                        "paysync.third-party.url", stub.url(), "paysync.sync.period-ms", "50",
-                        "paysync.sync.lease-seconds", "4", "paysync.third-party.response-timeout-ms", "1000",
-                        "paysync.sync.in-process-retries", "0"))) {
-                    await().atMost(Duration.ofSeconds(60)).until(() -> seeder.count("SELECT COUNT(*) FROM orders"
-                            + " WHERE sync_status = 'Completed'") == 2);
+                try (PaysyncInstance survivor = PaysyncInstance.start(
+                        db,
+                        Map.of(
+                                "paysync.sync.enabled",
+                                "true",
+                                "paysync.third-party.url",
+                                stub.url(),
+                                "paysync.sync.period-ms",
+                                "50",
+                                "paysync.sync.lease-seconds",
+                                "4",
+                                "paysync.third-party.response-timeout-ms",
+                                "1000",
+                                "paysync.sync.in-process-retries",
+                                "0"))) {
+                    await().atMost(Duration.ofSeconds(60))
+                            .until(() ->
+                                    seeder.count("SELECT COUNT(*) FROM orders" + " WHERE sync_status = 'Completed'")
+                                            == 2);
                 }
-                for (String order : new String[] { "BATCH-0", "BATCH-1" }) {
-                    assertThat(stub.recordsFor(order)).as("one record for %s", order).isEqualTo(1);
+                for (String order : new String[] {"BATCH-0", "BATCH-1"}) {
+                    assertThat(stub.recordsFor(order))
+                            .as("one record for %s", order)
+                            .isEqualTo(1);
                     assertThat(seeder.column(order, "third_party_guid")).isEqualTo(stub.idFor(order));
                 }
-                assertThat(stub.requestsFor("BATCH-0")).as("BATCH-0 was resent (in doubt), with its key")
+                assertThat(stub.requestsFor("BATCH-0"))
+                        .as("BATCH-0 was resent (in doubt), with its key")
                         .isEqualTo(2);
-                assertThat(stub.requests()).allSatisfy(r -> assertThat(r.idempotencyKey())
-                        .isEqualTo(r.orderNumber()));
+                assertThat(stub.requests())
+                        .allSatisfy(r -> assertThat(r.idempotencyKey()).isEqualTo(r.orderNumber()));
             } finally {
                 if (victim.get() != null) {
                     victim.get().close();
@@ -203,10 +244,21 @@ class CallPointCrashTest {
     }
 
     private static Map<String, String> tuning() {
-        return Map.of("paysync.sync.period-ms", "50", "paysync.sync.lease-seconds", "4",
-                "paysync.third-party.response-timeout-ms", "1000", "paysync.sync.in-process-retries", "0",
-                "paysync.sync.backoff-base-ms", "50", "paysync.sync.backoff-max-ms", "200",
-                "camel.main.jmxEnabled", "false");
+        return Map.of(
+                "paysync.sync.period-ms",
+                "50",
+                "paysync.sync.lease-seconds",
+                "4",
+                "paysync.third-party.response-timeout-ms",
+                "1000",
+                "paysync.sync.in-process-retries",
+                "0",
+                "paysync.sync.backoff-base-ms",
+                "50",
+                "paysync.sync.backoff-max-ms",
+                "200",
+                "camel.main.jmxEnabled",
+                "false");
     }
 
     /** An uncommitted insert of the order's idempotency key: the worker's own insert waits on it. */
@@ -227,7 +279,8 @@ class CallPointCrashTest {
             Connection c = db.connect();
             c.setAutoCommit(false);
             try (Statement s = c.createStatement()) {
-                s.executeQuery("SELECT id FROM orders WHERE order_number = '" + ORDER + "' FOR UPDATE").close();
+                s.executeQuery("SELECT id FROM orders WHERE order_number = '" + ORDER + "' FOR UPDATE")
+                        .close();
             }
             return c;
         } catch (SQLException e) {
@@ -237,8 +290,10 @@ class CallPointCrashTest {
 
     private static void awaitLockWait(PaysyncInstance seeder, WorkerProcess worker) throws Exception {
         try {
-            await().atMost(Duration.ofSeconds(60)).until(() -> seeder.count("SELECT COUNT(*) FROM pg_stat_activity"
-                    + " WHERE datname = current_database() AND wait_event_type = 'Lock'") == 1);
+            await().atMost(Duration.ofSeconds(60))
+                    .until(() -> seeder.count("SELECT COUNT(*) FROM pg_stat_activity"
+                                    + " WHERE datname = current_database() AND wait_event_type = 'Lock'")
+                            == 1);
         } catch (org.awaitility.core.ConditionTimeoutException e) {
             throw new AssertionError("the worker never reached the point:\n" + worker.output(), e);
         }

@@ -2,6 +2,10 @@ package io.paysync.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.db.Database;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.SeededCases;
+import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -17,11 +21,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.UUID;
 import java.util.stream.Stream;
-
-import io.paysync.db.Database;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.SeededCases;
-import io.paysync.support.TestDatabase;
 import org.apache.camel.ProducerTemplate;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -48,8 +47,8 @@ class ClaimPropertiesTest {
 
     private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final String CLAIM = "sql:classpath:sql/{{paysync.db.dialect}}/claim-paid-orders.sql"
-            + "?outputType=SelectList";
+    private static final String CLAIM =
+            "sql:classpath:sql/{{paysync.db.dialect}}/claim-paid-orders.sql" + "?outputType=SelectList";
 
     private static TestDatabase database;
     private static PaysyncInstance app;
@@ -57,16 +56,17 @@ class ClaimPropertiesTest {
 
     /** Fixed so CI tries the same cases every run; {@code -Dpaysync.test.seed} overrides it. */
     private static final long SEED = 7_320_260_101L;
+
     private static final int CASES = 200;
 
-    private static final String[] PAYMENTS = { "Paid", "Pending", "Failed", "Expired" };
-    private static final int[] PAYMENT_WEIGHTS = { 4, 3, 1, 1 };
-    private static final String[] SYNCS = { "Pending", "Processing", "Completed", "Failed" };
-    private static final int[] SYNC_WEIGHTS = { 4, 3, 1, 1 };
+    private static final String[] PAYMENTS = {"Paid", "Pending", "Failed", "Expired"};
+    private static final int[] PAYMENT_WEIGHTS = {4, 3, 1, 1};
+    private static final String[] SYNCS = {"Pending", "Processing", "Completed", "Failed"};
+    private static final int[] SYNC_WEIGHTS = {4, 3, 1, 1};
     /** Either side of the claim times (which start at T0 and move by 0, 1, 30 or 31 s), and exactly on them. */
-    private static final int[] OFFSETS = { -60, -1, 0, 1, 30, 31, 60 };
+    private static final int[] OFFSETS = {-60, -1, 0, 1, 30, 31, 60};
     /** How far the clock moves before a claim: not at all twice as often as each real move. */
-    private static final int[] ADVANCES = { 0, 0, 1, 30, 31 };
+    private static final int[] ADVANCES = {0, 0, 1, 30, 31};
 
     /**
      * Rows made only of edge values: every payment and sync status, no time or the extreme offsets, 0 or 2 earlier
@@ -96,12 +96,10 @@ class ClaimPropertiesTest {
     }
 
     /** One order as inserted; offsets in seconds from T0, null for no value. */
-    record Row(String payment, String sync, Integer nextAttemptOffset, Integer leaseOffset, int attempts) {
-    }
+    record Row(String payment, String sync, Integer nextAttemptOffset, Integer leaseOffset, int attempts) {}
 
     /** One claim: how far the clock moved since the last one, the batch size, whether final failures are sent. */
-    record Claim(int advanceSeconds, int batchSize, boolean includeFinalFailures) {
-    }
+    record Claim(int advanceSeconds, int batchSize, boolean includeFinalFailures) {}
 
     /** What the test expects of one order row. */
     private static final class Expected {
@@ -159,8 +157,10 @@ class ClaimPropertiesTest {
             now = now.plusSeconds(claim.advanceSeconds());
             Instant at = now;
             // Oldest first per payment status (Expired, Failed, Paid: the claimable index's order).
-            List<Expected> due = orders.stream().filter(o -> o.due(at, claim.includeFinalFailures()))
-                    .sorted(java.util.Comparator.comparing((Expected o) -> o.payment).thenComparingLong(o -> o.id))
+            List<Expected> due = orders.stream()
+                    .filter(o -> o.due(at, claim.includeFinalFailures()))
+                    .sorted(java.util.Comparator.comparing((Expected o) -> o.payment)
+                            .thenComparingLong(o -> o.id))
                     .toList();
             List<Expected> expected = due.stream().limit(claim.batchSize()).toList();
             String state = orders.stream().map(Expected::describe).reduce("", (a, b) -> a + "\n  " + b);
@@ -171,16 +171,22 @@ class ClaimPropertiesTest {
             history.add("claim at T0+" + Duration.between(T0, now).toSeconds() + "s " + claim + " -> "
                     + returned.stream().map(r -> (String) r.get("order_number")).toList());
             String context = String.join("\n", history) + "\nbefore this claim:" + state;
-            assertThat(returned).as("a claimed order's payment must be final: %s", context)
+            assertThat(returned)
+                    .as("a claimed order's payment must be final: %s", context)
                     .allSatisfy(r -> assertThat(((String) r.get("payment_status")).trim())
                             .isIn(claim.includeFinalFailures() ? Set.of("Paid", "Failed", "Expired") : Set.of("Paid")));
-            assertThat(numbers(returned)).as("exactly the due orders, first by payment status and id, up to the batch: %s", context)
-                    .isEqualTo(new TreeSet<>(expected.stream().map(o -> o.orderNumber).toList()));
-            assertThat(returned).as("the claim token and the attempt count it returns: %s", context)
+            assertThat(numbers(returned))
+                    .as("exactly the due orders, first by payment status and id, up to the batch: %s", context)
+                    .isEqualTo(new TreeSet<>(
+                            expected.stream().map(o -> o.orderNumber).toList()));
+            assertThat(returned)
+                    .as("the claim token and the attempt count it returns: %s", context)
                     .allSatisfy(r -> {
                         assertThat(r.get("claim_token")).isEqualTo(token);
-                        Expected before = orders.stream().filter(o -> o.orderNumber.equals(r.get("order_number")))
-                                .findFirst().orElseThrow();
+                        Expected before = orders.stream()
+                                .filter(o -> o.orderNumber.equals(r.get("order_number")))
+                                .findFirst()
+                                .orElseThrow();
                         assertThat(((Number) r.get("sync_attempts")).intValue()).isEqualTo(before.attempts + 1);
                     });
 
@@ -212,8 +218,12 @@ class ClaimPropertiesTest {
         if (random.nextInt(5) == 0) {
             return EDGE_ROWS.get(random.nextInt(EDGE_ROWS.size()));
         }
-        return new Row(weighted(random, PAYMENTS, PAYMENT_WEIGHTS), weighted(random, SYNCS, SYNC_WEIGHTS),
-                offset(random, 300), offset(random, 150), random.nextInt(6));
+        return new Row(
+                weighted(random, PAYMENTS, PAYMENT_WEIGHTS),
+                weighted(random, SYNCS, SYNC_WEIGHTS),
+                offset(random, 300),
+                offset(random, 150),
+                random.nextInt(6));
     }
 
     /** No time in {@code nullPerMille} of 1000, else an offset, one in twenty an extreme one. */
@@ -261,13 +271,13 @@ class ClaimPropertiesTest {
     }
 
     private static List<Row> edgeRows(int limit) {
-        Integer[] offsets = { null, OFFSETS[0], OFFSETS[OFFSETS.length - 1] };
+        Integer[] offsets = {null, OFFSETS[0], OFFSETS[OFFSETS.length - 1]};
         List<Row> rows = new ArrayList<>();
         for (String payment : PAYMENTS) {
             for (String sync : SYNCS) {
                 for (Integer next : offsets) {
                     for (Integer lease : offsets) {
-                        for (int attempts : new int[] { 0, 2 }) {
+                        for (int attempts : new int[] {0, 2}) {
                             if (rows.size() < limit) {
                                 rows.add(new Row(payment, sync, next, lease, attempts));
                             }
@@ -290,9 +300,9 @@ class ClaimPropertiesTest {
 
     private static List<Claim> edgeClaims() {
         List<Claim> claims = new ArrayList<>();
-        for (int advance : new int[] { ADVANCES[0], ADVANCES[ADVANCES.length - 1] }) {
-            for (int batch : new int[] { 2, 1, 6, 5 }) {
-                for (boolean includeFinalFailures : new boolean[] { false, true }) {
+        for (int advance : new int[] {ADVANCES[0], ADVANCES[ADVANCES.length - 1]}) {
+            for (int batch : new int[] {2, 1, 6, 5}) {
+                for (boolean includeFinalFailures : new boolean[] {false, true}) {
                     claims.add(new Claim(advance, batch, includeFinalFailures));
                 }
             }
@@ -314,16 +324,18 @@ class ClaimPropertiesTest {
     }
 
     private static Set<String> numbers(List<Map<String, Object>> rows) {
-        return new TreeSet<>(rows.stream().map(r -> (String) r.get("order_number")).toList());
+        return new TreeSet<>(
+                rows.stream().map(r -> (String) r.get("order_number")).toList());
     }
 
     private static List<Expected> insert(List<Row> rows) throws Exception {
         List<Expected> orders = new ArrayList<>();
-        try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement(
-                "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, "
-                        + "payment_transaction_id, third_party_guid, created_at, paid_at, sync_attempts, "
-                        + "next_attempt_at, lease_until, claim_token) VALUES (?, 10.00, 'EUR', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                new String[] { "id" })) {
+        try (Connection c = database.connect();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, "
+                                + "payment_transaction_id, third_party_guid, created_at, paid_at, sync_attempts, "
+                                + "next_attempt_at, lease_until, claim_token) VALUES (?, 10.00, 'EUR', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        new String[] {"id"})) {
             for (int i = 0; i < rows.size(); i++) {
                 Row row = rows.get(i);
                 String number = "C-" + i;
@@ -351,9 +363,10 @@ class ClaimPropertiesTest {
 
     /** Every row as expected: claimed ones moved, all others untouched. */
     private static void assertRowsAre(List<Expected> orders, String context) throws Exception {
-        try (Connection c = database.connect(); PreparedStatement ps = c.prepareStatement(
-                "SELECT id, payment_status, sync_status, next_attempt_at, lease_until, sync_attempts, claim_token "
-                        + "FROM orders ORDER BY id");
+        try (Connection c = database.connect();
+                PreparedStatement ps = c.prepareStatement(
+                        "SELECT id, payment_status, sync_status, next_attempt_at, lease_until, sync_attempts, claim_token "
+                                + "FROM orders ORDER BY id");
                 ResultSet rs = ps.executeQuery()) {
             for (Expected o : orders) {
                 assertThat(rs.next()).isTrue();

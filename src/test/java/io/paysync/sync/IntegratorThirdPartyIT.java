@@ -3,6 +3,12 @@ package io.paysync.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.paysync.support.ApiClient;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
@@ -21,13 +27,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
-import io.paysync.support.ApiClient;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.WorkerProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,12 +54,18 @@ class IntegratorThirdPartyIT {
         copyTree(Path.of("routes"), install.resolve("routes"));
         Files.copy(Path.of("application.properties"), install.resolve("application.properties"));
         Path example = Path.of("routes", "examples", "ledger");
-        Files.copy(example.resolve("third-party.camel.yaml"), install.resolve("routes/third-party.camel.yaml"),
+        Files.copy(
+                example.resolve("third-party.camel.yaml"),
+                install.resolve("routes/third-party.camel.yaml"),
                 StandardCopyOption.REPLACE_EXISTING);
-        Files.copy(example.resolve("third-party/create-request.jq"),
-                install.resolve("routes/third-party/create-request.jq"), StandardCopyOption.REPLACE_EXISTING);
-        Files.writeString(install.resolve("application.properties"),
-                "\n" + Files.readString(example.resolve("application.properties")), StandardOpenOption.APPEND);
+        Files.copy(
+                example.resolve("third-party/create-request.jq"),
+                install.resolve("routes/third-party/create-request.jq"),
+                StandardCopyOption.REPLACE_EXISTING);
+        Files.writeString(
+                install.resolve("application.properties"),
+                "\n" + Files.readString(example.resolve("application.properties")),
+                StandardOpenOption.APPEND);
     }
 
     @AfterEach
@@ -97,18 +102,27 @@ class IntegratorThirdPartyIT {
         }
         for (String order : List.of("LEDGER-1", "LEDGER-2")) {
             try {
-                await().atMost(Duration.ofSeconds(60)).until(() -> "Completed".equals(
-                        api.get("/api/orders/" + order).json().path("syncStatus").asText()));
+                await().atMost(Duration.ofSeconds(60))
+                        .until(() -> "Completed"
+                                .equals(api.get("/api/orders/" + order)
+                                        .json()
+                                        .path("syncStatus")
+                                        .asText()));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError(order + " never Completed; Ledger saw " + ledger.requests + "\n"
-                        + paysync.output(), e);
+                throw new AssertionError(
+                        order + " never Completed; Ledger saw " + ledger.requests + "\n" + paysync.output(), e);
             }
             JsonNode read = api.get("/api/orders/" + order).json();
             assertThat(read.path("thirdPartyGuid").asText()).isEqualTo(ledger.entries.get(order));
-            assertThat(ledger.requests.stream().filter(r -> r.method.equals("PUT") && r.target
-                    .equals("/api/v2/ledger/entries/" + order))).as("%s sent once", order).hasSize(1);
+            assertThat(ledger.requests.stream()
+                            .filter(r -> r.method.equals("PUT") && r.target.equals("/api/v2/ledger/entries/" + order)))
+                    .as("%s sent once", order)
+                    .hasSize(1);
         }
-        Request put = ledger.requests.stream().filter(r -> r.method.equals("PUT")).findFirst().orElseThrow();
+        Request put = ledger.requests.stream()
+                .filter(r -> r.method.equals("PUT"))
+                .findFirst()
+                .orElseThrow();
         assertThat(put.headers.get("x-ledger-key")).isEqualTo(API_KEY);
         assertThat(put.headers).doesNotContainKeys("idempotency-key", "authorization");
         JsonNode entry = PaysyncInstance.JSON.readTree(put.body).get("entry");
@@ -117,11 +131,11 @@ class IntegratorThirdPartyIT {
         assertThat(entry.at("/payment/amount/value").asText()).isEqualTo("19.99");
         assertThat(entry.at("/payment/amount/currency").asText()).isEqualTo("EUR");
         assertThat(entry.at("/payment/status").asText()).isEqualTo("PAID");
-        assertThat(entry.get("settledAt").asText()).isEqualTo(
-                api.get("/api/orders/LEDGER-1").json().path("paidAt").asText());
+        assertThat(entry.get("settledAt").asText())
+                .isEqualTo(api.get("/api/orders/LEDGER-1").json().path("paidAt").asText());
         assertThat(ledger.requests.stream().filter(r -> r.method.equals("GET")).map(r -> r.target))
-                .as("the in-doubt order was looked up by Ledger's query").containsExactly(
-                        "/api/v2/ledger/entries?reference=LEDGER-2");
+                .as("the in-doubt order was looked up by Ledger's query")
+                .containsExactly("/api/v2/ledger/entries?reference=LEDGER-2");
     }
 
     private static void copyTree(Path from, Path to) throws IOException {
@@ -137,8 +151,7 @@ class IntegratorThirdPartyIT {
         }
     }
 
-    private record Request(String method, String target, Map<String, String> headers, String body) {
-    }
+    private record Request(String method, String target, Map<String, String> headers, String body) {}
 
     /** "Ledger": one entry per order reference, its id nested in every answer; only with its API key. */
     private static final class Ledger implements AutoCloseable {
@@ -174,9 +187,10 @@ class IntegratorThirdPartyIT {
                 }
                 String path = ex.getRequestURI().getPath();
                 if (ex.getRequestMethod().equals("PUT") && path.startsWith("/api/v2/ledger/entries/")) {
-                    String reference = URLDecoder.decode(path.substring("/api/v2/ledger/entries/".length()),
-                            StandardCharsets.UTF_8);
-                    String id = entries.computeIfAbsent(reference, r -> UUID.randomUUID().toString());
+                    String reference = URLDecoder.decode(
+                            path.substring("/api/v2/ledger/entries/".length()), StandardCharsets.UTF_8);
+                    String id = entries.computeIfAbsent(
+                            reference, r -> UUID.randomUUID().toString());
                     if (dropAnswerOnce.remove(reference)) {
                         return; // made, and the answer lost: the caller is in doubt
                     }
@@ -184,10 +198,15 @@ class IntegratorThirdPartyIT {
                 } else if (ex.getRequestMethod().equals("GET") && path.equals("/api/v2/ledger/entries")) {
                     String query = ex.getRequestURI().getRawQuery();
                     String reference = query != null && query.startsWith("reference=")
-                            ? URLDecoder.decode(query.substring(10), StandardCharsets.UTF_8) : null;
+                            ? URLDecoder.decode(query.substring(10), StandardCharsets.UTF_8)
+                            : null;
                     String id = reference == null ? null : entries.get(reference);
-                    answer(ex, id == null ? 404 : 200, id == null ? "{\"error\":\"no entry\"}"
-                            : "{\"data\":{\"record\":{\"uuid\":\"" + id + "\"}}}");
+                    answer(
+                            ex,
+                            id == null ? 404 : 200,
+                            id == null
+                                    ? "{\"error\":\"no entry\"}"
+                                    : "{\"data\":{\"record\":{\"uuid\":\"" + id + "\"}}}");
                 } else {
                     answer(ex, 405, "{}");
                 }

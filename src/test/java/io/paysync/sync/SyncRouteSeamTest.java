@@ -3,15 +3,14 @@ package io.paysync.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
-
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.TestDatabase;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,24 +39,28 @@ class SyncRouteSeamTest {
 
     @Test
     void should_refuse_to_start_without_the_lookup_request_route() throws Exception {
-        edit("third-party.camel.yaml", y -> y.replace("uri: direct:third-party-lookup-request",
-                "uri: direct:my-lookup"));
+        edit(
+                "third-party.camel.yaml",
+                y -> y.replace("uri: direct:third-party-lookup-request", "uri: direct:my-lookup"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-lookup-request");
     }
 
     @Test
     void should_start_on_an_unchanged_copy() throws Exception {
         edit("third-party.camel.yaml", y -> y);
-        try (TestDatabase db = TestDatabase.h2(); PaysyncInstance app = start(db)) {
+        try (TestDatabase db = TestDatabase.h2();
+                PaysyncInstance app = start(db)) {
             assertThat(app.camelContext().getRoute("third-party-call")).isNotNull();
         }
     }
 
     private void edit(String file, UnaryOperator<String> change) throws IOException {
         try (Stream<Path> files = Files.list(Path.of("routes"))) {
-            for (Path f : files.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
                 String yaml = Files.readString(f);
-                Files.writeString(routes.resolve(f.getFileName()),
+                Files.writeString(
+                        routes.resolve(f.getFileName()),
                         f.getFileName().toString().equals(file) ? change.apply(yaml) : yaml);
             }
         }
@@ -70,7 +73,7 @@ class SyncRouteSeamTest {
     }
 
     private PaysyncInstance start(TestDatabase db) throws Exception {
-        return PaysyncInstance.start(db, Map.of("camel.main.routesIncludePattern",
-                "file:" + routes.toAbsolutePath() + "/*.camel.yaml"));
+        return PaysyncInstance.start(
+                db, Map.of("camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml"));
     }
 }

@@ -3,18 +3,36 @@ package io.paysync.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.time.Duration;
-
 import io.paysync.config.InvalidSettingsException;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** Settings that would let two workers hold one order at once are refused at start, with the reason. */
 class SyncSettingsTest {
 
     private static SyncSettings settings(int leaseSeconds, int retries, int connectMs, int responseMs, String url) {
-        return new SyncSettings(true, 2000, 50, Duration.ofSeconds(leaseSeconds), 10, Duration.ofSeconds(5),
-                Duration.ofMinutes(15), false, retries, 200, url, connectMs, responseMs, true, false, Duration.ofSeconds(60),
-                Duration.ofSeconds(60), "w", 1, 100, 20);
+        return new SyncSettings(
+                true,
+                2000,
+                50,
+                Duration.ofSeconds(leaseSeconds),
+                10,
+                Duration.ofSeconds(5),
+                Duration.ofMinutes(15),
+                false,
+                retries,
+                200,
+                url,
+                connectMs,
+                responseMs,
+                true,
+                false,
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(60),
+                "w",
+                1,
+                100,
+                20);
     }
 
     /** Settings read the way the runtime reads them, from these properties and a third-party URL. */
@@ -37,7 +55,8 @@ class SyncSettingsTest {
     @Test
     void should_refuse_a_lease_shorter_than_the_longest_call_sequence_for_one_order() {
         // 3 tries x (2 s + 10 s) + 200 ms x (2^2 - 1) = 36.6 s
-        assertThatThrownBy(() -> settings(36, 2, 2000, 10_000, "https://records.example").check())
+        assertThatThrownBy(() ->
+                        settings(36, 2, 2000, 10_000, "https://records.example").check())
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.sync.lease-seconds (36 s)")
                 .hasMessageContaining("36600 ms");
@@ -46,7 +65,8 @@ class SyncSettingsTest {
 
     @Test
     void should_refuse_a_third_party_url_that_is_not_http_without_echoing_it() {
-        assertThatThrownBy(() -> settings(120, 2, 2000, 10_000, "ftp://user:secret@records").check())
+        assertThatThrownBy(() -> settings(120, 2, 2000, 10_000, "ftp://user:secret@records")
+                        .check())
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.third-party.url")
                 .hasMessageNotContaining("secret");
@@ -64,7 +84,8 @@ class SyncSettingsTest {
     }
 
     private static int claimSize(String batchSize, String concurrency) {
-        return fromProperties("paysync.sync.batch-size", batchSize, "paysync.sync.concurrency", concurrency).claimSize();
+        return fromProperties("paysync.sync.batch-size", batchSize, "paysync.sync.concurrency", concurrency)
+                .claimSize();
     }
 
     /**
@@ -81,8 +102,13 @@ class SyncSettingsTest {
 
     @Test
     void should_refuse_a_lookup_settle_time_shorter_than_the_response_timeout() {
-        assertThatThrownBy(() -> fromProperties("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "true", "paysync.third-party.lookup-settle-ms", "9999"))
+        assertThatThrownBy(() -> fromProperties(
+                        "paysync.third-party.idempotent-create",
+                        "false",
+                        "paysync.third-party.lookup-enabled",
+                        "true",
+                        "paysync.third-party.lookup-settle-ms",
+                        "9999"))
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.third-party.lookup-settle-ms (9999) must be at least "
                         + "paysync.third-party.response-timeout-ms (10000)");
@@ -94,6 +120,7 @@ class SyncSettingsTest {
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.third-party.idempotent-create must be true or false (is 'ture')");
         assertThat(fromProperties("paysync.third-party.idempotent-create", "FALSE")
-                .idempotentCreate()).isFalse();
+                        .idempotentCreate())
+                .isFalse();
     }
 }

@@ -2,6 +2,15 @@ package io.paysync.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.SeededCases;
+import io.paysync.support.TestClock;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Step;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -33,16 +42,6 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
-import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.SeededCases;
-import io.paysync.support.TestClock;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.ThirdPartyStub;
-import io.paysync.support.ThirdPartyStub.Fault;
-import io.paysync.support.ThirdPartyStub.Step;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Processor;
@@ -88,10 +87,13 @@ class SyncStateMachinePropertiesTest {
     private static final int BATCH_SIZE = 3;
     /** Fixed so CI tries the same chains every run; {@code -Dpaysync.test.seed} overrides it. */
     private static final long SEED = 4_020_260_401L;
+
     private static final int CHAINS_PER_RUN = 50;
     private static final int ACTIONS_PER_CHAIN = 40;
-    private static final List<String[]> PRICES = List.of(new String[] { "19.99", "EUR" },
-            new String[] { "7.50", "USD" }, new String[] { "100", "JPY" }, new String[] { "0.01", "EUR" });
+    private static final List<String[]> PRICES = List.of(
+            new String[] {"19.99", "EUR"}, new String[] {"7.50", "USD"}, new String[] {"100", "JPY"}, new String[] {
+                "0.01", "EUR"
+            });
 
     private static TestDatabase database;
     private static ThirdPartyStub stub;
@@ -106,7 +108,9 @@ class SyncStateMachinePropertiesTest {
     private static final List<HeldWorker> HELD = new CopyOnWriteArrayList<>();
 
     enum PausePoint {
-        AFTER_CLAIM, BEFORE_CALL, AFTER_CALL
+        AFTER_CLAIM,
+        BEFORE_CALL,
+        AFTER_CALL
     }
 
     @BeforeAll
@@ -139,7 +143,7 @@ class SyncStateMachinePropertiesTest {
             a.replaceFromWith("direct:tick");
             a.weaveByType(SplitDefinition.class).before().process(pausePoint(PausePoint.AFTER_CLAIM));
         });
-        for (String request : new String[] { "create", "lookup" }) {
+        for (String request : new String[] {"create", "lookup"}) {
             AdviceWith.adviceWith(camel, "third-party-" + request + "-request", a -> {
                 a.weaveById(request + "-request-send").before().process(pausePoint(PausePoint.BEFORE_CALL));
                 a.weaveById(request + "-request-send").after().process(pausePoint(PausePoint.AFTER_CALL));
@@ -164,13 +168,16 @@ class SyncStateMachinePropertiesTest {
 
     @TestFactory
     Stream<DynamicTest> should_keep_every_invariant_after_every_step_and_sync_every_paid_order_once_at_the_end() {
-        return SeededCases.cases(SyncStateMachinePropertiesTest.class, "chain", CHAINS_PER_RUN, SEED,
+        return SeededCases.cases(
+                SyncStateMachinePropertiesTest.class,
+                "chain",
+                CHAINS_PER_RUN,
+                SEED,
                 SyncStateMachinePropertiesTest::runChain);
     }
 
     /** What is checked after every action (and before the first), in this order. */
-    record Invariant(String label, Consumer<World> check) {
-    }
+    record Invariant(String label, Consumer<World> check) {}
 
     private static final List<Invariant> INVARIANTS = List.of(
             new Invariant("payment states as answered; final ones never change (I3, I5)", World::checkPayments),
@@ -199,8 +206,9 @@ class SyncStateMachinePropertiesTest {
         } catch (Throwable t) {
             throw failed("The final drain", done, t);
         }
-        collect("orders paid of created", world.orders.stream().filter(o -> o.payment.equals("Paid")).count()
-                + " of " + world.orders.size());
+        collect(
+                "orders paid of created",
+                world.orders.stream().filter(o -> o.payment.equals("Paid")).count() + " of " + world.orders.size());
         collect("workers held", world.workersHeld);
         collect("dead letters before the operator's retry", world.deadLetters);
         collect("third-party requests", bucket(world.requestsChecked - world.requestsAtStart, 10));
@@ -217,8 +225,10 @@ class SyncStateMachinePropertiesTest {
     }
 
     private static AssertionError failed(String what, List<String> done, Throwable cause) {
-        return new AssertionError(what + " failed after these actions:\n    " + String.join("\n    ", done) + "\n"
-                + (cause instanceof AssertionError ? cause.getMessage() : cause), cause);
+        return new AssertionError(
+                what + " failed after these actions:\n    " + String.join("\n    ", done) + "\n"
+                        + (cause instanceof AssertionError ? cause.getMessage() : cause),
+                cause);
     }
 
     // ----- What the chains did, printed after the last one to show what they covered -----
@@ -233,9 +243,10 @@ class SyncStateMachinePropertiesTest {
         STATISTICS.forEach((label, counts) -> {
             int total = counts.values().stream().mapToInt(Integer::intValue).sum();
             StringBuilder out = new StringBuilder(label + " (" + total + " chains):\n");
-            counts.entrySet().stream().sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
-                    .forEach(e -> out.append(String.format("    %-10s %3d  %3d %%%n", e.getKey(), e.getValue(),
-                            100 * e.getValue() / total)));
+            counts.entrySet().stream()
+                    .sorted(Map.Entry.<String, Integer>comparingByValue().reversed())
+                    .forEach(e -> out.append(String.format(
+                            "    %-10s %3d  %3d %%%n", e.getKey(), e.getValue(), 100 * e.getValue() / total)));
             System.out.print(out);
         });
     }
@@ -264,13 +275,19 @@ class SyncStateMachinePropertiesTest {
     }
 
     /** A callback as sent, kept to be sent again byte for byte. */
-    record SentCallback(String orderNumber, String transactionId, String amount, String currency, String status,
-            byte[] body, String[] headers, long timestamp, boolean authentic) {
-    }
+    record SentCallback(
+            String orderNumber,
+            String transactionId,
+            String amount,
+            String currency,
+            String status,
+            byte[] body,
+            String[] headers,
+            long timestamp,
+            boolean authentic) {}
 
     /** What the callback table of CONTRACT §3 says the answer is, and whether it leaves an anomaly. */
-    record Expected(int status, String outcomeOrError, boolean anomaly) {
-    }
+    record Expected(int status, String outcomeOrError, boolean anomaly) {}
 
     static final class World {
         final String prefix;
@@ -306,7 +323,9 @@ class SyncStateMachinePropertiesTest {
         }
 
         void begin(String description) {
-            paidAtStepStart = orders.stream().filter(o -> o.payment.equals("Paid")).map(o -> o.number)
+            paidAtStepStart = orders.stream()
+                    .filter(o -> o.payment.equals("Paid"))
+                    .map(o -> o.number)
                     .collect(Collectors.toSet());
             trace.add("> " + description);
         }
@@ -325,7 +344,10 @@ class SyncStateMachinePropertiesTest {
         }
 
         ModelOrder byNumber(String number) {
-            return orders.stream().filter(o -> o.number.equals(number)).findFirst().orElse(null);
+            return orders.stream()
+                    .filter(o -> o.number.equals(number))
+                    .findFirst()
+                    .orElse(null);
         }
 
         String freshTransaction() {
@@ -344,13 +366,14 @@ class SyncStateMachinePropertiesTest {
         }
 
         /** Signs with the current or the previous secret (rotation): both are authentic. */
-        void signedCallback(ModelOrder o, String transactionId, String amount, String currency, String status,
-                boolean oldSecret) throws Exception {
+        void signedCallback(
+                ModelOrder o, String transactionId, String amount, String currency, String status, boolean oldSecret)
+                throws Exception {
             byte[] body = PaysyncInstance.callbackBody(o.number, transactionId, amount, currency, status)
                     .getBytes(StandardCharsets.UTF_8);
             long ts = clock.instant().getEpochSecond();
-            String[] headers = PaysyncInstance.signatureHeaders(body,
-                    oldSecret ? PaysyncInstance.OLD_SECRET : PaysyncInstance.SECRET, ts);
+            String[] headers = PaysyncInstance.signatureHeaders(
+                    body, oldSecret ? PaysyncInstance.OLD_SECRET : PaysyncInstance.SECRET, ts);
             send(new SentCallback(o.number, transactionId, amount, currency, status, body, headers, ts, true));
         }
 
@@ -363,14 +386,17 @@ class SyncStateMachinePropertiesTest {
             note(callback.orderNumber() + " " + callback.status() + " " + callback.transactionId() + " "
                     + callback.amount() + " " + callback.currency() + (callback.authentic() ? "" : " (forged)")
                     + " -> " + r.status() + " " + answer);
-            assertThat(r.status() + " " + answer).as("answer to the callback%s", story())
+            assertThat(r.status() + " " + answer)
+                    .as("answer to the callback%s", story())
                     .isEqualTo(expected.status() + " " + expected.outcomeOrError());
             Map<String, List<List<Object>>> after = app.snapshot();
             boolean moves = r.status() == 200 && (answer.equals("paid") || answer.equals("failed"));
             if (!moves) {
-                assertThat(after.get("orders")).as("a refused or duplicate callback changes no order%s", story())
+                assertThat(after.get("orders"))
+                        .as("a refused or duplicate callback changes no order%s", story())
                         .isEqualTo(before.get("orders"));
-                assertThat(after.get("order_transitions")).as("nor the history%s", story())
+                assertThat(after.get("order_transitions"))
+                        .as("nor the history%s", story())
                         .isEqualTo(before.get("order_transitions"));
             }
             if (expected.anomaly()) {
@@ -393,7 +419,8 @@ class SyncStateMachinePropertiesTest {
             if (o == null) {
                 return new Expected(404, "unknown-order", false);
             }
-            if (!o.currency.equals(c.currency()) || new BigDecimal(o.amount).compareTo(new BigDecimal(c.amount())) != 0) {
+            if (!o.currency.equals(c.currency())
+                    || new BigDecimal(o.amount).compareTo(new BigDecimal(c.amount())) != 0) {
                 return new Expected(422, "amount-mismatch", true);
             }
             if (c.status().equals("failed")) {
@@ -403,7 +430,9 @@ class SyncStateMachinePropertiesTest {
                 }
                 return new Expected(200, "ignored", false);
             }
-            ModelOrder boundTo = orders.stream().filter(x -> c.transactionId().equals(x.transactionId)).findFirst()
+            ModelOrder boundTo = orders.stream()
+                    .filter(x -> c.transactionId().equals(x.transactionId))
+                    .findFirst()
                     .orElse(null);
             if (o.payment.equals("Paid") && c.transactionId().equals(o.transactionId)) {
                 return new Expected(200, "already-paid", false);
@@ -436,7 +465,9 @@ class SyncStateMachinePropertiesTest {
             worker.tick = WORKER_THREADS.submit(() -> template.sendBody("direct:tick", null));
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (!worker.paused.await(2, TimeUnit.MILLISECONDS) && !worker.tick.isDone()) {
-                assertThat(System.nanoTime()).as("the held worker neither paused nor finished").isLessThan(deadline);
+                assertThat(System.nanoTime())
+                        .as("the held worker neither paused nor finished")
+                        .isLessThan(deadline);
             }
             if (worker.paused.getCount() == 0) {
                 held.add(worker);
@@ -493,7 +524,8 @@ class SyncStateMachinePropertiesTest {
             String sync = app.column(o.number, "sync_status");
             Response r = app.post("/api/admin/orders/" + o.number + "/retry-sync", null, new byte[0], app.admin());
             note(o.number + " (sync " + sync + ") retry-sync -> " + r.status());
-            assertThat(r.status()).as("operator retry of an order whose sync is %s%s", sync, story())
+            assertThat(r.status())
+                    .as("operator retry of an order whose sync is %s%s", sync, story())
                     .isEqualTo(sync.equals("Failed") ? 202 : 409);
         }
 
@@ -513,28 +545,36 @@ class SyncStateMachinePropertiesTest {
             try {
                 Map<String, String[]> rows = rows();
                 Map<String, List<String>> paymentHistory = new HashMap<>();
-                try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                        "SELECT order_number, from_status, to_status FROM order_transitions WHERE machine = 'payment' "
-                                + "ORDER BY id")) {
+                try (Connection c = database.connect();
+                        Statement s = c.createStatement();
+                        ResultSet rs = s.executeQuery(
+                                "SELECT order_number, from_status, to_status FROM order_transitions WHERE machine = 'payment' "
+                                        + "ORDER BY id")) {
                     while (rs.next()) {
-                        paymentHistory.computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
+                        paymentHistory
+                                .computeIfAbsent(rs.getString(1), k -> new ArrayList<>())
                                 .add(rs.getString(2) + "->" + rs.getString(3));
                     }
                 }
-                assertThat(rows.keySet()).as("orders%s", story())
-                        .containsExactlyInAnyOrderElementsOf(orders.stream().map(o -> o.number).toList());
+                assertThat(rows.keySet())
+                        .as("orders%s", story())
+                        .containsExactlyInAnyOrderElementsOf(
+                                orders.stream().map(o -> o.number).toList());
                 for (ModelOrder o : orders) {
                     String[] row = rows.get(o.number);
-                    assertThat(row[0] + " " + row[2]).as("%s payment status and transaction%s", o.number, story())
+                    assertThat(row[0] + " " + row[2])
+                            .as("%s payment status and transaction%s", o.number, story())
                             .isEqualTo(o.payment + " " + o.transactionId);
-                    assertThat(paymentHistory.getOrDefault(o.number, List.of())).as("%s payment history%s", o.number,
-                            story()).isEqualTo(o.payment.equals("Pending") ? List.of() : List.of("Pending->" + o.payment));
+                    assertThat(paymentHistory.getOrDefault(o.number, List.of()))
+                            .as("%s payment history%s", o.number, story())
+                            .isEqualTo(o.payment.equals("Pending") ? List.of() : List.of("Pending->" + o.payment));
                 }
                 assertThat(callbackAnomalies()).as("anomalies%s", story()).isEqualTo(anomalies);
                 // A dead letter that may have created a record asks for reconciliation; only a Paid order has one.
                 assertThat(app.count("SELECT COUNT(*) FROM anomalies a JOIN orders o ON o.order_number ="
-                        + " a.order_number WHERE a.kind = 'sync-in-doubt' AND o.payment_status <> 'Paid'"))
-                        .as("sync-in-doubt anomalies on orders that are not Paid%s", story()).isZero();
+                                + " a.order_number WHERE a.kind = 'sync-in-doubt' AND o.payment_status <> 'Paid'"))
+                        .as("sync-in-doubt anomalies on orders that are not Paid%s", story())
+                        .isZero();
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
             }
@@ -547,16 +587,21 @@ class SyncStateMachinePropertiesTest {
         void checkRequests() {
             List<ThirdPartyStub.Request> all = stub.requests();
             for (ThirdPartyStub.Request r : all.subList(requestsChecked, all.size())) {
-                assertThat(paidAtStepStart).as("sent %s %s while its payment was not Paid%s", r.method(),
-                        r.orderNumber(), story()).contains(r.orderNumber());
+                assertThat(paidAtStepStart)
+                        .as("sent %s %s while its payment was not Paid%s", r.method(), r.orderNumber(), story())
+                        .contains(r.orderNumber());
                 ModelOrder o = byNumber(r.orderNumber());
                 if (r.method().equals("POST")) {
                     assertThat(r.idempotencyKey()).isEqualTo(o.number);
                     JsonNode body = read(r.body());
-                    assertThat(body.get("paid").asBoolean()).as("paid flag%s", story()).isTrue();
-                    assertThat(body.get("transactionId").asText()).as("transaction sent%s", story())
+                    assertThat(body.get("paid").asBoolean())
+                            .as("paid flag%s", story())
+                            .isTrue();
+                    assertThat(body.get("transactionId").asText())
+                            .as("transaction sent%s", story())
                             .isEqualTo(o.transactionId);
-                    assertThat(new BigDecimal(body.get("amount").asText())).as("amount sent%s", story())
+                    assertThat(new BigDecimal(body.get("amount").asText()))
+                            .as("amount sent%s", story())
                             .isEqualByComparingTo(o.amount);
                     assertThat(body.get("currency").asText()).isEqualTo(o.currency);
                 }
@@ -577,23 +622,29 @@ class SyncStateMachinePropertiesTest {
                     String sync = row[1];
                     String guid = row[3];
                     String where = o.number + " " + payment + "/" + sync + story();
-                    assertThat(stub.recordsFor(o.number)).as("records at the third party for %s", where)
+                    assertThat(stub.recordsFor(o.number))
+                            .as("records at the third party for %s", where)
                             .isLessThanOrEqualTo(1);
                     if (!sync.equals("Pending")) {
-                        assertThat(payment).as("only a Paid order is ever claimed: %s", where).isEqualTo("Paid");
+                        assertThat(payment)
+                                .as("only a Paid order is ever claimed: %s", where)
+                                .isEqualTo("Paid");
                     }
                     if (sync.equals("Completed")) {
                         assertThat(guid).as("guid of %s", where).isNotNull().isEqualTo(stub.idFor(o.number));
                         String earlier = completed.putIfAbsent(o.number, guid);
                         assertThat(guid).as("guid stays of %s", where).isEqualTo(earlier == null ? guid : earlier);
                     } else {
-                        assertThat(completed).as("Completed is final: %s", where).doesNotContainKey(o.number);
+                        assertThat(completed)
+                                .as("Completed is final: %s", where)
+                                .doesNotContainKey(o.number);
                     }
                     if (sync.equals("Processing")) {
                         assertThat(row[5]).as("claim token of %s", where).isNotNull();
                         assertThat(row[6]).as("lease of %s", where).isNotNull();
                     }
-                    assertThat(Integer.parseInt(row[4])).as("attempts of %s", where)
+                    assertThat(Integer.parseInt(row[4]))
+                            .as("attempts of %s", where)
                             .isLessThanOrEqualTo(MAX_ATTEMPTS + 1);
                 }
             } catch (java.sql.SQLException e) {
@@ -606,9 +657,11 @@ class SyncStateMachinePropertiesTest {
          * the latest claim recorded for the order. A worker whose claim was taken over stores nothing.
          */
         void checkFencing() {
-            try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT order_number, from_status, to_status, cause FROM order_transitions WHERE machine = 'sync' "
-                            + "ORDER BY id")) {
+            try (Connection c = database.connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(
+                            "SELECT order_number, from_status, to_status, cause FROM order_transitions WHERE machine = 'sync' "
+                                    + "ORDER BY id")) {
                 Map<String, String> currentClaim = new HashMap<>();
                 while (rs.next()) {
                     String order = rs.getString(1);
@@ -617,8 +670,15 @@ class SyncStateMachinePropertiesTest {
                     if (rs.getString(3).equals("Processing")) {
                         currentClaim.put(order, token);
                     } else if (rs.getString(2).equals("Processing")) {
-                        assertThat(token).as("%s: %s -> %s by %s while the current claim is %s%s", order,
-                                rs.getString(2), rs.getString(3), cause, currentClaim.get(order), story())
+                        assertThat(token)
+                                .as(
+                                        "%s: %s -> %s by %s while the current claim is %s%s",
+                                        order,
+                                        rs.getString(2),
+                                        rs.getString(3),
+                                        cause,
+                                        currentClaim.get(order),
+                                        story())
                                 .isEqualTo(currentClaim.get(order));
                     }
                 }
@@ -648,9 +708,13 @@ class SyncStateMachinePropertiesTest {
             for (ModelOrder o : orders) {
                 String[] row = rows.get(o.number);
                 if (o.payment.equals("Paid")) {
-                    assertThat(row[1]).as("%s after the drain%s", o.number, story()).isIn("Completed", "Failed");
+                    assertThat(row[1])
+                            .as("%s after the drain%s", o.number, story())
+                            .isIn("Completed", "Failed");
                     if (row[1].equals("Failed")) {
-                        assertThat(row[7]).as("a dead letter says why%s", story()).isNotBlank();
+                        assertThat(row[7])
+                                .as("a dead letter says why%s", story())
+                                .isNotBlank();
                         deadLetters++;
                         begin("operator retries dead letter " + o.number);
                         operatorRetry(o);
@@ -663,11 +727,17 @@ class SyncStateMachinePropertiesTest {
                 String[] row = rows.get(o.number);
                 if (o.payment.equals("Paid")) {
                     assertThat(row[1]).as("%s at the end%s", o.number, story()).isEqualTo("Completed");
-                    assertThat(stub.recordsFor(o.number)).as("records for %s%s", o.number, story()).isEqualTo(1);
+                    assertThat(stub.recordsFor(o.number))
+                            .as("records for %s%s", o.number, story())
+                            .isEqualTo(1);
                     assertThat(row[3]).isEqualTo(stub.idFor(o.number));
                 } else {
-                    assertThat(row[1]).as("%s (%s) at the end%s", o.number, o.payment, story()).isEqualTo("Pending");
-                    assertThat(stub.requestsFor(o.number)).as("requests for %s%s", o.number, story()).isZero();
+                    assertThat(row[1])
+                            .as("%s (%s) at the end%s", o.number, o.payment, story())
+                            .isEqualTo("Pending");
+                    assertThat(stub.requestsFor(o.number))
+                            .as("requests for %s%s", o.number, story())
+                            .isZero();
                 }
             }
         }
@@ -679,12 +749,15 @@ class SyncStateMachinePropertiesTest {
                 tick();
                 checkAll();
             }
-            assertThat(busy()).as("the worker is quiet after the drain%s", story()).isFalse();
+            assertThat(busy())
+                    .as("the worker is quiet after the drain%s", story())
+                    .isFalse();
         }
 
         private boolean busy() throws Exception {
             return app.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid' "
-                    + "AND sync_status IN ('Pending', 'Processing')") > 0;
+                            + "AND sync_status IN ('Pending', 'Processing')")
+                    > 0;
         }
 
         private void checkAll() {
@@ -697,9 +770,11 @@ class SyncStateMachinePropertiesTest {
         /** order number -> payment, sync, transaction, guid, attempts, claim token, lease, last error. */
         private Map<String, String[]> rows() throws java.sql.SQLException {
             Map<String, String[]> rows = new LinkedHashMap<>();
-            try (Connection c = database.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-                    "SELECT order_number, payment_status, sync_status, payment_transaction_id, third_party_guid, "
-                            + "sync_attempts, claim_token, lease_until, last_sync_error FROM orders")) {
+            try (Connection c = database.connect();
+                    Statement s = c.createStatement();
+                    ResultSet rs = s.executeQuery(
+                            "SELECT order_number, payment_status, sync_status, payment_transaction_id, third_party_guid, "
+                                    + "sync_attempts, claim_token, lease_until, last_sync_error FROM orders")) {
                 while (rs.next()) {
                     String[] row = new String[8];
                     for (int i = 0; i < 8; i++) {
@@ -781,9 +856,16 @@ class SyncStateMachinePropertiesTest {
             return order.orderNumber() + " (claim " + order.claimToken().substring(0, 8) + ")";
         }
         List<?> batch = exchange.getMessage().getBody(List.class);
-        return batch == null ? "nothing" : batch.stream().map(o -> ((SendAttempt) o).getOrderNumber()).toList()
-                + (batch.isEmpty() ? "" : " (claim " + ((SendAttempt) batch.get(0)).order().claimToken().substring(0, 8)
-                        + ")");
+        return batch == null
+                ? "nothing"
+                : batch.stream().map(o -> ((SendAttempt) o).getOrderNumber()).toList()
+                        + (batch.isEmpty()
+                                ? ""
+                                : " (claim "
+                                        + ((SendAttempt) batch.get(0))
+                                                .order()
+                                                .claimToken()
+                                                .substring(0, 8) + ")");
     }
 
     private static void wakeAll() {
@@ -804,8 +886,7 @@ class SyncStateMachinePropertiesTest {
     // ----- Actions -----
 
     /** One action of a chain with its parameters drawn: what it does, as a failure lists it, and how. */
-    record Move(String description, MoveBody body) {
-    }
+    record Move(String description, MoveBody body) {}
 
     @FunctionalInterface
     interface MoveBody {
@@ -818,8 +899,7 @@ class SyncStateMachinePropertiesTest {
     }
 
     /** A kind of action: its weight among the kinds whose precondition holds, and how its parameters are drawn. */
-    record Action(int weight, Predicate<World> precondition, BiFunction<Random, World, Move> draw) {
-    }
+    record Action(int weight, Predicate<World> precondition, BiFunction<Random, World, Move> draw) {}
 
     private static final List<Action> ACTIONS = List.of(
             new Action(7, w -> true, (r, w) -> createOrder(r)),
@@ -840,8 +920,10 @@ class SyncStateMachinePropertiesTest {
 
     /** The next action: a kind drawn by weight among those whose precondition holds, then its parameters. */
     static Move nextMove(Random random, World w) {
-        List<Action> possible = ACTIONS.stream().filter(a -> a.precondition().test(w)).toList();
-        Action action = possible.get(weighted(random, possible.stream().mapToInt(Action::weight).toArray()));
+        List<Action> possible =
+                ACTIONS.stream().filter(a -> a.precondition().test(w)).toList();
+        Action action = possible.get(
+                weighted(random, possible.stream().mapToInt(Action::weight).toArray()));
         return action.draw().apply(random, w);
     }
 
@@ -891,19 +973,31 @@ class SyncStateMachinePropertiesTest {
         int t = weighted(random, 6, 2, 1);
         boolean respelled = random.nextBoolean();
         boolean oldSecret = random.nextBoolean();
-        return orderMove("success callback for order #" + i
-                + (t == 0 ? ", new transaction" : t == 1 ? ", its own transaction" : ", another's transaction")
-                + (respelled ? ", amount respelled" : "") + (oldSecret ? ", previous secret" : ""), i, (x, o) -> {
+        return orderMove(
+                "success callback for order #" + i
+                        + (t == 0 ? ", new transaction" : t == 1 ? ", its own transaction" : ", another's transaction")
+                        + (respelled ? ", amount respelled" : "") + (oldSecret ? ", previous secret" : ""),
+                i,
+                (x, o) -> {
                     String transaction = x.freshTransaction();
                     if (t == 1 && o.transactionId != null) {
                         transaction = o.transactionId;
                     } else if (t == 2) {
-                        transaction = x.orders.stream().filter(other -> other != o && other.transactionId != null)
-                                .map(other -> other.transactionId).findFirst().orElse(transaction);
+                        transaction = x.orders.stream()
+                                .filter(other -> other != o && other.transactionId != null)
+                                .map(other -> other.transactionId)
+                                .findFirst()
+                                .orElse(transaction);
                     }
-                    String amount = respelled ? new BigDecimal(o.amount).setScale(
-                            Math.max(0, new BigDecimal(o.amount).stripTrailingZeros().scale()))
-                            .toPlainString() : o.amount;
+                    String amount = respelled
+                            ? new BigDecimal(o.amount)
+                                    .setScale(Math.max(
+                                            0,
+                                            new BigDecimal(o.amount)
+                                                    .stripTrailingZeros()
+                                                    .scale()))
+                                    .toPlainString()
+                            : o.amount;
                     x.signedCallback(o, transaction, amount, o.currency, "succeeded", oldSecret);
                 });
     }
@@ -921,7 +1015,12 @@ class SyncStateMachinePropertiesTest {
     }
 
     enum Forgery {
-        WRONG_SECRET, BODY_CHANGED_AFTER_SIGNING, STALE_TIMESTAMP, FUTURE_TIMESTAMP, NO_SIGNATURE, UNKNOWN_ORDER
+        WRONG_SECRET,
+        BODY_CHANGED_AFTER_SIGNING,
+        STALE_TIMESTAMP,
+        FUTURE_TIMESTAMP,
+        NO_SIGNATURE,
+        UNKNOWN_ORDER
     }
 
     static Move forgedCallback(Random random, World w) {
@@ -933,14 +1032,17 @@ class SyncStateMachinePropertiesTest {
             byte[] body = PaysyncInstance.callbackBody(number, txn, o.amount, o.currency, "succeeded")
                     .getBytes(StandardCharsets.UTF_8);
             long now = clock.instant().getEpochSecond();
-            long ts = forgery == Forgery.STALE_TIMESTAMP ? now - TOLERANCE_SECONDS - 1
+            long ts = forgery == Forgery.STALE_TIMESTAMP
+                    ? now - TOLERANCE_SECONDS - 1
                     : forgery == Forgery.FUTURE_TIMESTAMP ? now + TOLERANCE_SECONDS + 1 : now;
             String secret = forgery == Forgery.WRONG_SECRET ? PaysyncInstance.UNKNOWN_SECRET : PaysyncInstance.SECRET;
-            String[] headers = forgery == Forgery.NO_SIGNATURE ? new String[0]
+            String[] headers = forgery == Forgery.NO_SIGNATURE
+                    ? new String[0]
                     : PaysyncInstance.signatureHeaders(body, secret, ts);
             // A timestamp outside the window is refused now, but the signature is genuine: sent again once the clock
             // has caught up with a future one, it is a valid callback.
-            boolean authentic = forgery == Forgery.UNKNOWN_ORDER || forgery == Forgery.STALE_TIMESTAMP
+            boolean authentic = forgery == Forgery.UNKNOWN_ORDER
+                    || forgery == Forgery.STALE_TIMESTAMP
                     || forgery == Forgery.FUTURE_TIMESTAMP;
             if (forgery == Forgery.BODY_CHANGED_AFTER_SIGNING) {
                 // Signed as a failure, sent as a success: one changed field.
@@ -984,11 +1086,13 @@ class SyncStateMachinePropertiesTest {
     static Move scriptFault(Random random, World w) {
         int i = index(random, w.orders.size());
         List<Step> steps = new ArrayList<>();
-        for (int n = 1 + random.nextInt(3); steps.size() < n;) {
+        for (int n = 1 + random.nextInt(3); steps.size() < n; ) {
             steps.add(fault(random));
         }
-        return orderMove("order #" + i + " meets " + steps.stream().map(World::describe).toList()
-                + " at the third party", i, (x, o) -> x.script(o, steps));
+        return orderMove(
+                "order #" + i + " meets " + steps.stream().map(World::describe).toList() + " at the third party",
+                i,
+                (x, o) -> x.script(o, steps));
     }
 
     /**
@@ -1012,16 +1116,15 @@ class SyncStateMachinePropertiesTest {
 
     static Move thirdPartyDown(Random random) {
         boolean down = random.nextBoolean();
-        return new Move(down ? "third party down (503 to everything)" : "third party back",
-                w -> w.thirdPartyDown(down));
+        return new Move(
+                down ? "third party down (503 to everything)" : "third party back", w -> w.thirdPartyDown(down));
     }
 
     /**
      * Past a Retry-After of 1 s; a backoff; the lease; a Retry-After of 120 s; the signature window; the payment
      * window.
      */
-    private static final int[] CLOCK_MOVES = { 1, 5, LEASE_SECONDS + 1, 121, TOLERANCE_SECONDS + 1,
-            WINDOW_SECONDS + 1 };
+    private static final int[] CLOCK_MOVES = {1, 5, LEASE_SECONDS + 1, 121, TOLERANCE_SECONDS + 1, WINDOW_SECONDS + 1};
 
     static Move advanceClock(Random random) {
         int s = CLOCK_MOVES[random.nextInt(CLOCK_MOVES.length)];

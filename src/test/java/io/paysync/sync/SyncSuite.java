@@ -3,12 +3,6 @@ package io.paysync.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
@@ -16,6 +10,11 @@ import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -82,13 +81,16 @@ public abstract class SyncSuite {
     }
 
     protected void awaitSyncStatus(PaysyncInstance app, String orderNumber, String status) {
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .untilAsserted(() -> assertThat(app.column(orderNumber, "sync_status")).isEqualTo(status));
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(
+                        () -> assertThat(app.column(orderNumber, "sync_status")).isEqualTo(status));
     }
 
     private void paidOrder(PaysyncInstance app, String orderNumber) throws Exception {
         assertThat(app.createOrder(orderNumber, "10.00", "EUR").status()).isEqualTo(201);
-        assertThat(app.callback(orderNumber, "gw_" + orderNumber, "10.00", "EUR", "succeeded").outcome())
+        assertThat(app.callback(orderNumber, "gw_" + orderNumber, "10.00", "EUR", "succeeded")
+                        .outcome())
                 .isEqualTo("paid");
     }
 
@@ -102,7 +104,8 @@ public abstract class SyncSuite {
         app.callback("FAILED-1", "gw_f", "10.00", "EUR", "failed");
 
         // Dozens of timer rounds (every 50 ms) while the payment is pending or failed: nothing may be sent.
-        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3))
+        await().during(Duration.ofMillis(1500))
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> stub.requests().isEmpty());
         assertThat(app.column("EARLY-1", "sync_status")).isEqualTo("Pending");
         assertThat(app.column("EARLY-1", "sync_attempts")).isEqualTo("0");
@@ -132,8 +135,8 @@ public abstract class SyncSuite {
         app.createOrder("DUP-1", "10.00", "EUR");
         byte[] body = PaysyncInstance.callbackBody("DUP-1", "gw_dup", "10.00", "EUR", "succeeded")
                 .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        String[] headers = PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET,
-                java.time.Instant.now().getEpochSecond());
+        String[] headers = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
         java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(20);
         List<java.util.concurrent.Future<Response>> answers = new ArrayList<>();
@@ -151,8 +154,13 @@ public abstract class SyncSuite {
         pool.shutdown();
 
         awaitSyncStatus(app, "DUP-1", "Completed");
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> stub.requestsFor("DUP-1") == 1);
-        assertThat(outcomes).containsOnly("paid", "already-paid").filteredOn("paid"::equals).hasSize(1);
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> stub.requestsFor("DUP-1") == 1);
+        assertThat(outcomes)
+                .containsOnly("paid", "already-paid")
+                .filteredOn("paid"::equals)
+                .hasSize(1);
         assertThat(stub.recordsFor("DUP-1")).isEqualTo(1);
         assertThat(app.column("DUP-1", "third_party_guid")).isEqualTo(stub.idFor("DUP-1"));
     }
@@ -183,8 +191,8 @@ public abstract class SyncSuite {
     @Test
     void should_send_exactly_the_documented_create_request() throws Exception {
         io.paysync.support.LogHygiene.SECRETS.add("third-party-token-0001");
-        PaysyncInstance app = worker(Map.of("paysync.third-party.auth", "bearer",
-                "paysync.third-party.auth.token", "third-party-token-0001"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.third-party.auth", "bearer", "paysync.third-party.auth.token", "third-party-token-0001"));
         paidOrder(app, "REQ-1");
         awaitSyncStatus(app, "REQ-1", "Completed");
 
@@ -207,9 +215,11 @@ public abstract class SyncSuite {
         assertThat(body.get("amount").isTextual()).isTrue();
         assertThat(body.get("amount").asText()).isEqualTo("10.00");
         assertThat(body.get("currency").asText()).isEqualTo("EUR");
-        assertThat(body.get("paid").isBoolean() && body.get("paid").booleanValue()).isTrue();
-        assertThat(java.time.Instant.parse(body.get("paidAt").asText())).isEqualTo(java.time.Instant.parse(
-                app.get("/api/orders/REQ-1").json().get("paidAt").asText()));
+        assertThat(body.get("paid").isBoolean() && body.get("paid").booleanValue())
+                .isTrue();
+        assertThat(java.time.Instant.parse(body.get("paidAt").asText()))
+                .isEqualTo(java.time.Instant.parse(
+                        app.get("/api/orders/REQ-1").json().get("paidAt").asText()));
     }
 
     /** The lookup of an in-doubt order, with an API-key header: GET, the order number URL-encoded, no body. */
@@ -218,10 +228,19 @@ public abstract class SyncSuite {
         io.paysync.support.LogHygiene.SECRETS.add("third-party-key-0001");
         stub.idempotent(false);
         stub.script("REQ-L:2", Step.of(Fault.CREATE_THEN_DROP));
-        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "true", "paysync.third-party.lookup-settle-ms", "1000",
-                "paysync.third-party.auth", "api-key", "paysync.third-party.auth.api-key-header", "X-Api-Key",
-                "paysync.third-party.auth.api-key", "third-party-key-0001"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.third-party.idempotent-create",
+                "false",
+                "paysync.third-party.lookup-enabled",
+                "true",
+                "paysync.third-party.lookup-settle-ms",
+                "1000",
+                "paysync.third-party.auth",
+                "api-key",
+                "paysync.third-party.auth.api-key-header",
+                "X-Api-Key",
+                "paysync.third-party.auth.api-key",
+                "third-party-key-0001"));
         paidOrder(app, "REQ-L:2");
         awaitSyncStatus(app, "REQ-L:2", "Completed");
 
@@ -246,7 +265,8 @@ public abstract class SyncSuite {
         worker();
         a.insertPaidOrders("BULK-", 2000);
 
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(200))
+        await().atMost(Duration.ofSeconds(120))
+                .pollInterval(Duration.ofMillis(200))
                 .until(() -> a.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 2000);
 
         assertThat(stub.requests()).hasSize(2000);
@@ -256,9 +276,14 @@ public abstract class SyncSuite {
         // One first claim per order. On a loaded machine an order can wait in its batch past the lease and be taken
         // over (recorded Processing -> Processing); its first worker then skips it, so it is still sent once.
         assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND from_status = 'Pending'"
-                + " AND to_status = 'Processing'")).as("first claims").isEqualTo(2000);
-        assertThat(workers(a, "Processing")).as("claims made by several workers").hasSizeGreaterThan(1);
-        assertThat(a.count("SELECT COUNT(*) FROM orders WHERE third_party_guid IS NULL")).isZero();
+                        + " AND to_status = 'Processing'"))
+                .as("first claims")
+                .isEqualTo(2000);
+        assertThat(workers(a, "Processing"))
+                .as("claims made by several workers")
+                .hasSizeGreaterThan(1);
+        assertThat(a.count("SELECT COUNT(*) FROM orders WHERE third_party_guid IS NULL"))
+                .isZero();
     }
 
     // ----- In doubt -----
@@ -276,8 +301,12 @@ public abstract class SyncSuite {
 
         for (String order : List.of("LOST-1", "SLOW-1")) {
             assertThat(stub.requestsFor(order)).as(order).isGreaterThanOrEqualTo(3);
-            assertThat(stub.requests().stream().filter(r -> order.equals(r.orderNumber()))
-                    .map(ThirdPartyStub.Request::idempotencyKey).distinct().toList()).containsExactly(order);
+            assertThat(stub.requests().stream()
+                            .filter(r -> order.equals(r.orderNumber()))
+                            .map(ThirdPartyStub.Request::idempotencyKey)
+                            .distinct()
+                            .toList())
+                    .containsExactly(order);
             assertThat(stub.recordsFor(order)).isEqualTo(1);
             assertThat(app.column(order, "third_party_guid")).isEqualTo(stub.idFor(order));
         }
@@ -287,9 +316,15 @@ public abstract class SyncSuite {
     void should_look_up_instead_of_resending_when_the_third_party_has_no_idempotent_create() throws Exception {
         stub.idempotent(false).script("LOOKUP-1", Step.of(Fault.CREATE_THEN_DROP));
         stub.script("LOOKUP-2", Step.status(500));
-        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "true", "paysync.sync.in-process-retries", "2",
-                "paysync.third-party.lookup-settle-ms", "1000"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.third-party.idempotent-create",
+                "false",
+                "paysync.third-party.lookup-enabled",
+                "true",
+                "paysync.sync.in-process-retries",
+                "2",
+                "paysync.third-party.lookup-settle-ms",
+                "1000"));
         paidOrder(app, "LOOKUP-1");
         paidOrder(app, "LOOKUP-2");
 
@@ -303,8 +338,12 @@ public abstract class SyncSuite {
         // A 500 is in doubt too (a proxy may answer it while the record is made behind it). The lookup finds
         // nothing (404), and once the failed send is older than lookup-settle-ms, the record is created.
         List<String> lookup2 = methods("LOOKUP-2");
-        assertThat(lookup2).startsWith("POST", "GET").endsWith("GET", "POST").containsOnly("POST", "GET")
-                .filteredOn("POST"::equals).hasSize(2);
+        assertThat(lookup2)
+                .startsWith("POST", "GET")
+                .endsWith("GET", "POST")
+                .containsOnly("POST", "GET")
+                .filteredOn("POST"::equals)
+                .hasSize(2);
         assertThat(stub.recordsFor("LOOKUP-2")).isEqualTo(1);
     }
 
@@ -316,9 +355,17 @@ public abstract class SyncSuite {
     void should_not_trust_a_lookup_404_while_the_in_doubt_send_may_still_create_its_record() throws Exception {
         // The third party works 1.5 s on the first POST and only then creates the record; the worker gives up at 0.5 s.
         stub.idempotent(false).script("LATE-1", Step.lateCreate(1500));
-        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "true", "paysync.third-party.response-timeout-ms", "500",
-                "paysync.third-party.lookup-settle-ms", "3000", "paysync.sync.in-process-retries", "0"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.third-party.idempotent-create",
+                "false",
+                "paysync.third-party.lookup-enabled",
+                "true",
+                "paysync.third-party.response-timeout-ms",
+                "500",
+                "paysync.third-party.lookup-settle-ms",
+                "3000",
+                "paysync.sync.in-process-retries",
+                "0"));
         paidOrder(app, "LATE-1");
 
         awaitSyncStatus(app, "LATE-1", "Completed");
@@ -326,25 +373,37 @@ public abstract class SyncSuite {
         assertThat(stub.recordsFor("LATE-1")).as("one record, the late one").isEqualTo(1);
         assertThat(app.column("LATE-1", "third_party_guid")).isEqualTo(stub.idFor("LATE-1"));
         List<String> methods = methods("LATE-1");
-        assertThat(methods).as("asked until the record showed, never created again").startsWith("POST", "GET")
-                .endsWith("GET").filteredOn("POST"::equals).hasSize(1);
+        assertThat(methods)
+                .as("asked until the record showed, never created again")
+                .startsWith("POST", "GET")
+                .endsWith("GET")
+                .filteredOn("POST"::equals)
+                .hasSize(1);
     }
 
     @Test
     void should_dead_letter_an_in_doubt_order_when_it_can_neither_resend_nor_look_up() throws Exception {
         stub.idempotent(false).script("DOUBT-1", Step.of(Fault.CREATE_THEN_DROP));
-        PaysyncInstance app = worker(Map.of("paysync.third-party.idempotent-create", "false",
-                "paysync.third-party.lookup-enabled", "false", "paysync.sync.in-process-retries", "2"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.third-party.idempotent-create",
+                "false",
+                "paysync.third-party.lookup-enabled",
+                "false",
+                "paysync.sync.in-process-retries",
+                "2"));
         paidOrder(app, "DOUBT-1");
 
         awaitSyncStatus(app, "DOUBT-1", "Failed");
 
-        assertThat(methods("DOUBT-1")).as("no blind resend after the in-doubt attempt").containsExactly("POST");
+        assertThat(methods("DOUBT-1"))
+                .as("no blind resend after the in-doubt attempt")
+                .containsExactly("POST");
         assertThat(stub.recordsFor("DOUBT-1")).isEqualTo(1);
         assertThat(app.column("DOUBT-1", "last_sync_error")).contains("in doubt");
         // Scenario 12: recorded for reconciliation with the third party, not resent.
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'sync-in-doubt'"
-                + " AND order_number = 'DOUBT-1'")).isEqualTo(1);
+                        + " AND order_number = 'DOUBT-1'"))
+                .isEqualTo(1);
         JsonNode anomalies = app.get("/api/admin/anomalies", app.admin()).json();
         assertThat(anomalies.toString()).contains("sync-in-doubt").contains("DOUBT-1");
     }
@@ -354,15 +413,20 @@ public abstract class SyncSuite {
         // 16 orders at 600 ms each take 10 s, far beyond a 2 s lease; a second worker takes over what the first
         // has not reached, and the first must skip those instead of sending them too.
         stub.idempotent(false).always(Step.hang(600));
-        Map<String, String> slow = Map.of("paysync.sync.lease-seconds", "2", "paysync.sync.in-process-retries", "0",
-                "paysync.third-party.response-timeout-ms", "1000");
+        Map<String, String> slow = Map.of(
+                "paysync.sync.lease-seconds",
+                "2",
+                "paysync.sync.in-process-retries",
+                "0",
+                "paysync.third-party.response-timeout-ms",
+                "1000");
         PaysyncInstance a = worker(slow);
         a.insertPaidOrders("SLOW-", 16);
         await().atMost(Duration.ofSeconds(5)).until(() -> !stub.requests().isEmpty());
         worker(slow);
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> a.count(
-                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 16);
+        await().atMost(Duration.ofSeconds(60))
+                .until(() -> a.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 16);
         for (int i = 0; i < 16; i++) {
             assertThat(stub.recordsFor("SLOW-" + i)).as("SLOW-" + i).isEqualTo(1);
         }
@@ -377,10 +441,14 @@ public abstract class SyncSuite {
         PaysyncInstance app = worker(Map.of("paysync.sync.concurrency", "8"));
         app.insertPaidOrders("PAR-", 16);
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> app.count(
-                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 16);
-        List<Long> arrivals = stub.requests().stream().map(ThirdPartyStub.Request::atNanos).sorted().toList();
-        assertThat(arrivals.get(7) - arrivals.get(0)).as("the first eight calls were in flight together")
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'") == 16);
+        List<Long> arrivals = stub.requests().stream()
+                .map(ThirdPartyStub.Request::atNanos)
+                .sorted()
+                .toList();
+        assertThat(arrivals.get(7) - arrivals.get(0))
+                .as("the first eight calls were in flight together")
                 .isLessThan(Duration.ofMillis(400).toNanos());
         for (int i = 0; i < 16; i++) {
             assertThat(stub.requestsFor("PAR-" + i)).as("PAR-" + i).isEqualTo(1);
@@ -388,7 +456,8 @@ public abstract class SyncSuite {
         }
         // One claim each, recorded with the order's send key in the claim's transaction; nothing taken over.
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'sync' AND to_status = "
-                + "'Processing'")).isEqualTo(16);
+                        + "'Processing'"))
+                .isEqualTo(16);
         assertThat(app.count("SELECT COUNT(*) FROM CAMEL_MESSAGEPROCESSED WHERE messageId LIKE 'PAR-%'"))
                 .isEqualTo(16);
     }
@@ -404,8 +473,7 @@ public abstract class SyncSuite {
         props.put("paysync.sync.enabled", "false"); // the route is started by hand, after its timer is replaced
         PaysyncInstance app = worker(props);
         org.apache.camel.CamelContext camel = app.camelContext();
-        org.apache.camel.builder.AdviceWith.adviceWith(camel, "paid-order-sync",
-                a -> a.replaceFromWith("direct:tick"));
+        org.apache.camel.builder.AdviceWith.adviceWith(camel, "paid-order-sync", a -> a.replaceFromWith("direct:tick"));
         camel.getRouteController().startRoute("paid-order-sync");
         return app;
     }
@@ -420,22 +488,27 @@ public abstract class SyncSuite {
 
     @Test
     void should_claim_again_at_once_while_claims_come_back_full_and_stop_at_the_bound() throws Exception {
-        PaysyncInstance app = tickedWorker(Map.of("paysync.sync.batch-size", "5",
-                "paysync.sync.max-claims-per-tick", "3"));
+        PaysyncInstance app =
+                tickedWorker(Map.of("paysync.sync.batch-size", "5", "paysync.sync.max-claims-per-tick", "3"));
         app.insertPaidOrders("BACKLOG-", 23);
 
         tick(app);
         // Three full claims of 5 in one tick (the bound), not one: 15 sent, 8 left for the next tick.
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'")).isEqualTo(15);
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Pending'")).isEqualTo(8);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'"))
+                .isEqualTo(15);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Pending'"))
+                .isEqualTo(8);
         assertThat(app.count("SELECT COUNT(DISTINCT claim_token) FROM order_transitions WHERE to_status = "
-                + "'Processing'")).isEqualTo(3);
+                        + "'Processing'"))
+                .isEqualTo(3);
 
         tick(app);
         // 5, then 3: a claim that is not full ends the tick, so the third claim of this tick never happens.
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'")).isEqualTo(23);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'"))
+                .isEqualTo(23);
         assertThat(app.count("SELECT COUNT(DISTINCT claim_token) FROM order_transitions WHERE to_status = "
-                + "'Processing'")).isEqualTo(5);
+                        + "'Processing'"))
+                .isEqualTo(5);
         for (int i = 0; i < 23; i++) {
             assertThat(stub.requestsFor("BACKLOG-" + i)).as("BACKLOG-" + i).isEqualTo(1);
         }
@@ -445,12 +518,17 @@ public abstract class SyncSuite {
     }
 
     @Test
-    void should_write_several_completions_in_one_transaction_and_keep_them_processing_until_then()
-            throws Exception {
+    void should_write_several_completions_in_one_transaction_and_keep_them_processing_until_then() throws Exception {
         stub.script("GROUP-2", Step.hang(30_000));
-        PaysyncInstance app = tickedWorker(Map.of("paysync.sync.completion-flush-ms", "60000",
-                "paysync.sync.lease-seconds", "60", "paysync.third-party.response-timeout-ms", "20000",
-                "paysync.sync.in-process-retries", "0"));
+        PaysyncInstance app = tickedWorker(Map.of(
+                "paysync.sync.completion-flush-ms",
+                "60000",
+                "paysync.sync.lease-seconds",
+                "60",
+                "paysync.third-party.response-timeout-ms",
+                "20000",
+                "paysync.sync.in-process-retries",
+                "0"));
         app.insertPaidOrders("GROUP-", 4);
         var ticking = java.util.concurrent.CompletableFuture.runAsync(() -> tick(app));
 
@@ -462,24 +540,34 @@ public abstract class SyncSuite {
 
         stub.releaseHanging();
         ticking.get(30, java.util.concurrent.TimeUnit.SECONDS);
-        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'")).isEqualTo(4);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'"))
+                .isEqualTo(4);
         // One transaction: one time for all four completions, each with its own history row and the right id.
         assertThat(app.count("SELECT COUNT(DISTINCT synced_at) FROM orders")).isEqualTo(1);
-        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Completed'")).isEqualTo(4);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Completed'"))
+                .isEqualTo(4);
         for (int i = 0; i < 4; i++) {
             assertThat(app.column("GROUP-" + i, "third_party_guid")).isEqualTo(stub.idFor("GROUP-" + i));
         }
     }
 
     @Test
-    void should_write_each_completion_at_once_when_the_third_party_can_neither_dedupe_nor_be_asked()
-            throws Exception {
+    void should_write_each_completion_at_once_when_the_third_party_can_neither_dedupe_nor_be_asked() throws Exception {
         // Neither idempotent create nor lookup: a completion lost in a crash would become a dead letter, so none waits.
         stub.idempotent(false).script("ALONE-1", Step.hang(30_000));
-        PaysyncInstance app = tickedWorker(Map.of("paysync.sync.completion-flush-ms", "60000",
-                "paysync.third-party.idempotent-create", "false", "paysync.third-party.lookup-enabled", "false",
-                "paysync.sync.lease-seconds", "60", "paysync.third-party.response-timeout-ms", "20000",
-                "paysync.sync.in-process-retries", "0"));
+        PaysyncInstance app = tickedWorker(Map.of(
+                "paysync.sync.completion-flush-ms",
+                "60000",
+                "paysync.third-party.idempotent-create",
+                "false",
+                "paysync.third-party.lookup-enabled",
+                "false",
+                "paysync.sync.lease-seconds",
+                "60",
+                "paysync.third-party.response-timeout-ms",
+                "20000",
+                "paysync.sync.in-process-retries",
+                "0"));
         app.insertPaidOrders("ALONE-", 2);
         var ticking = java.util.concurrent.CompletableFuture.runAsync(() -> tick(app));
 
@@ -495,8 +583,9 @@ public abstract class SyncSuite {
     /** The workers named in the causes of the sync transitions to this status ("claim <token> by <worker>"). */
     private static java.util.Set<String> workers(PaysyncInstance app, String toStatus) throws Exception {
         java.util.Set<String> workers = new java.util.TreeSet<>();
-        try (var c = app.database().connect(); var ps = c.prepareStatement(
-                "SELECT cause FROM order_transitions WHERE machine = 'sync' AND to_status = ?")) {
+        try (var c = app.database().connect();
+                var ps = c.prepareStatement(
+                        "SELECT cause FROM order_transitions WHERE machine = 'sync' AND to_status = ?")) {
             ps.setString(1, toStatus);
             try (var rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -509,8 +598,10 @@ public abstract class SyncSuite {
     }
 
     private List<String> methods(String orderNumber) {
-        return stub.requests().stream().filter(r -> orderNumber.equals(r.orderNumber()))
-                .map(ThirdPartyStub.Request::method).toList();
+        return stub.requests().stream()
+                .filter(r -> orderNumber.equals(r.orderNumber()))
+                .map(ThirdPartyStub.Request::method)
+                .toList();
     }
 
     // ----- Third-party faults -----
@@ -518,13 +609,13 @@ public abstract class SyncSuite {
     @Test
     void should_retry_every_retryable_fault_with_backoff_then_complete() throws Exception {
         Map<String, Step[]> faults = new java.util.LinkedHashMap<>();
-        faults.put("F-408", new Step[] { Step.status(408), Step.status(408) });
-        faults.put("F-429", new Step[] { Step.status(429, "1"), Step.status(429, "1") });
-        faults.put("F-500", new Step[] { Step.status(500), Step.status(500) });
-        faults.put("F-503", new Step[] { Step.status(503), Step.status(503) });
-        faults.put("F-TIMEOUT", new Step[] { Step.hang(2500), Step.hang(2500) });
-        faults.put("F-NONJSON", new Step[] { Step.of(Fault.NON_JSON), Step.of(Fault.NON_JSON) });
-        faults.put("F-NOID", new Step[] { Step.of(Fault.NO_ID), Step.of(Fault.NO_ID) });
+        faults.put("F-408", new Step[] {Step.status(408), Step.status(408)});
+        faults.put("F-429", new Step[] {Step.status(429, "1"), Step.status(429, "1")});
+        faults.put("F-500", new Step[] {Step.status(500), Step.status(500)});
+        faults.put("F-503", new Step[] {Step.status(503), Step.status(503)});
+        faults.put("F-TIMEOUT", new Step[] {Step.hang(2500), Step.hang(2500)});
+        faults.put("F-NONJSON", new Step[] {Step.of(Fault.NON_JSON), Step.of(Fault.NON_JSON)});
+        faults.put("F-NOID", new Step[] {Step.of(Fault.NO_ID), Step.of(Fault.NO_ID)});
         faults.forEach(stub::script);
         PaysyncInstance app = worker();
         for (String order : faults.keySet()) {
@@ -537,12 +628,15 @@ public abstract class SyncSuite {
             assertThat(app.column(order, "third_party_guid")).as(order).isEqualTo(stub.idFor(order));
             assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
             assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order
-                    + "' AND from_status = 'Processing' AND to_status = 'Pending'")).as(order + " rescheduled")
+                            + "' AND from_status = 'Processing' AND to_status = 'Pending'"))
+                    .as(order + " rescheduled")
                     .isEqualTo(1);
         }
         // Retry-After: 1 s is honoured over the 50-200 ms backoff.
-        List<Long> times = stub.requests().stream().filter(r -> "F-429".equals(r.orderNumber()))
-                .map(ThirdPartyStub.Request::atNanos).toList();
+        List<Long> times = stub.requests().stream()
+                .filter(r -> "F-429".equals(r.orderNumber()))
+                .map(ThirdPartyStub.Request::atNanos)
+                .toList();
         assertThat(Duration.ofNanos(times.get(2) - times.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(900));
     }
 
@@ -569,7 +663,9 @@ public abstract class SyncSuite {
 
         awaitSyncStatus(app, "ALWAYS-500", "Failed");
         assertThat(app.column("ALWAYS-500", "sync_attempts")).isEqualTo("3");
-        assertThat(stub.requestsFor("ALWAYS-500")).as("3 attempts x (1 + 1 in-process retry)").isEqualTo(6);
+        assertThat(stub.requestsFor("ALWAYS-500"))
+                .as("3 attempts x (1 + 1 in-process retry)")
+                .isEqualTo(6);
         assertThat(app.column("ALWAYS-500", "last_sync_error")).contains("gave up after 3 attempts", "HTTP 500");
         JsonNode deadLetters = app.get("/api/admin/dead-letters", app.admin()).json();
         assertThat(deadLetters).extracting(n -> n.get("orderNumber").asText()).containsExactly("ALWAYS-500");
@@ -579,9 +675,11 @@ public abstract class SyncSuite {
         assertThat(retry.status()).isEqualTo(202);
         awaitSyncStatus(app, "ALWAYS-500", "Completed");
         assertThat(stub.recordsFor("ALWAYS-500")).isEqualTo(1);
-        assertThat(app.post("/api/admin/orders/ALWAYS-500/retry-sync", null, new byte[0], app.admin()).error())
+        assertThat(app.post("/api/admin/orders/ALWAYS-500/retry-sync", null, new byte[0], app.admin())
+                        .error())
                 .isEqualTo("not-dead-lettered");
-        assertThat(app.post("/api/admin/orders/NOPE/retry-sync", null, new byte[0], app.admin()).status())
+        assertThat(app.post("/api/admin/orders/NOPE/retry-sync", null, new byte[0], app.admin())
+                        .status())
                 .isEqualTo(404);
     }
 
@@ -595,15 +693,18 @@ public abstract class SyncSuite {
         assertThat(stub.requestsFor("BAD-1")).isEqualTo(1);
         assertThat(app.column("BAD-1", "sync_attempts")).isEqualTo("1");
         assertThat(app.column("BAD-1", "last_sync_error")).contains("HTTP 400");
-        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).as("a refusal is not in doubt").isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies"))
+                .as("a refusal is not in doubt")
+                .isZero();
 
-        Response resolved = app.postJson("/api/admin/orders/BAD-1/resolve", "{\"thirdPartyGuid\":\"found-by-hand\"}",
-                app.admin());
+        Response resolved =
+                app.postJson("/api/admin/orders/BAD-1/resolve", "{\"thirdPartyGuid\":\"found-by-hand\"}", app.admin());
         assertThat(resolved.status()).isEqualTo(200);
         assertThat(resolved.json().get("syncStatus").asText()).isEqualTo("Completed");
         assertThat(resolved.json().get("thirdPartyGuid").asText()).isEqualTo("found-by-hand");
         assertThat(app.postJson("/api/admin/orders/BAD-1/resolve", "{\"thirdPartyGuid\":\"again\"}", app.admin())
-                .error()).isEqualTo("not-dead-lettered");
+                        .error())
+                .isEqualTo("not-dead-lettered");
     }
 
     // ----- Dead letters by fingerprint, and the audit trail -----
@@ -633,27 +734,40 @@ public abstract class SyncSuite {
 
         for (var e : expected.entrySet()) {
             awaitSyncStatus(app, e.getKey(), "Failed");
-            assertThat(app.column(e.getKey(), "sync_failure_fingerprint")).as(e.getKey()).isEqualTo(e.getValue());
+            assertThat(app.column(e.getKey(), "sync_failure_fingerprint"))
+                    .as(e.getKey())
+                    .isEqualTo(e.getValue());
             if (!e.getValue().equals("http-400")) {
                 // The first attempt was rescheduled under the same fingerprint, with its error, claim and worker.
                 assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + e.getKey()
-                        + "' AND from_status = 'Processing' AND to_status = 'Pending' AND fingerprint = '"
-                        + e.getValue() + "' AND error IS NOT NULL AND claim_token IS NOT NULL"
-                        + " AND worker_id = 'worker-1' AND actor = 'worker'")).as(e.getKey()).isEqualTo(1);
+                                + "' AND from_status = 'Processing' AND to_status = 'Pending' AND fingerprint = '"
+                                + e.getValue() + "' AND error IS NOT NULL AND claim_token IS NOT NULL"
+                                + " AND worker_id = 'worker-1' AND actor = 'worker'"))
+                        .as(e.getKey())
+                        .isEqualTo(1);
             }
         }
 
         JsonNode groups = app.get("/api/admin/dead-letters/groups", app.admin()).json();
         Map<String, Integer> counts = new java.util.LinkedHashMap<>();
-        groups.forEach(g -> counts.put(g.get("fingerprint").asText(), g.get("count").asInt()));
-        assertThat(counts).containsExactly(Map.entry("http-500", 3), Map.entry("http-400", 2),
-                Map.entry("no-id", 1), Map.entry("non-json", 1), Map.entry("timeout", 1));
+        groups.forEach(
+                g -> counts.put(g.get("fingerprint").asText(), g.get("count").asInt()));
+        assertThat(counts)
+                .containsExactly(
+                        Map.entry("http-500", 3),
+                        Map.entry("http-400", 2),
+                        Map.entry("no-id", 1),
+                        Map.entry("non-json", 1),
+                        Map.entry("timeout", 1));
         for (JsonNode g : groups) {
             String example = g.get("example").get("orderNumber").asText();
-            assertThat(expected.get(example)).as("the example is of its group").isEqualTo(g.get("fingerprint").asText());
-            assertThat(g.get("example").get("lastSyncError").asText()).isEqualTo(app.column(example, "last_sync_error"));
-            assertThat(java.time.Instant.parse(g.get("oldestFailedAt").asText())).isBetween(start,
-                    java.time.Instant.now());
+            assertThat(expected.get(example))
+                    .as("the example is of its group")
+                    .isEqualTo(g.get("fingerprint").asText());
+            assertThat(g.get("example").get("lastSyncError").asText())
+                    .isEqualTo(app.column(example, "last_sync_error"));
+            assertThat(java.time.Instant.parse(g.get("oldestFailedAt").asText()))
+                    .isBetween(start, java.time.Instant.now());
         }
 
         Response replay = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
@@ -663,15 +777,20 @@ public abstract class SyncSuite {
         for (String order : List.of("FP-500-1", "FP-500-2", "FP-500-3")) {
             awaitSyncStatus(app, order, "Completed");
             assertThat(stub.recordsFor(order)).as(order).isEqualTo(1);
-            assertThat(stub.requestsFor(order)).as(order + ": two failed attempts, then the replay").isEqualTo(3);
+            assertThat(stub.requestsFor(order))
+                    .as(order + ": two failed attempts, then the replay")
+                    .isEqualTo(3);
             assertThat(app.column(order, "third_party_guid")).isEqualTo(stub.idFor(order));
             assertThat(app.column(order, "sync_failure_fingerprint")).isNull();
         }
         // The other groups are untouched, and replaying the emptied group again is refused.
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() -> stub.requestsFor("FP-400-1") == 1
-                && "Failed".equals(app.column("FP-400-2", "sync_status")));
-        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json()).extracting(g -> g.get("fingerprint")
-                .asText()).containsExactly("http-400", "no-id", "non-json", "timeout");
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(3))
+                .until(() ->
+                        stub.requestsFor("FP-400-1") == 1 && "Failed".equals(app.column("FP-400-2", "sync_status")));
+        assertThat(app.get("/api/admin/dead-letters/groups", app.admin()).json())
+                .extracting(g -> g.get("fingerprint").asText())
+                .containsExactly("http-400", "no-id", "non-json", "timeout");
         Response again = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
         assertThat(again.status()).isEqualTo(404);
         assertThat(again.error()).isEqualTo("no-dead-letters");
@@ -680,33 +799,55 @@ public abstract class SyncSuite {
     @Test
     void should_show_claim_tokens_workers_errors_operator_and_expiry_in_the_order_history() throws Exception {
         stub.script("HIST-1", Step.status(503));
-        PaysyncInstance app = worker(Map.of("paysync.sync.max-attempts", "1", "paysync.sync.in-process-retries", "0",
-                "paysync.payment.window-seconds", "5", "paysync.payment.expiry-enabled", "true",
-                "paysync.payment.expiry-period-ms", "100"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.sync.max-attempts",
+                "1",
+                "paysync.sync.in-process-retries",
+                "0",
+                "paysync.payment.window-seconds",
+                "5",
+                "paysync.payment.expiry-enabled",
+                "true",
+                "paysync.payment.expiry-period-ms",
+                "100"));
         app.createOrder("EXP-1", "10.00", "EUR");
         paidOrder(app, "HIST-1");
         awaitSyncStatus(app, "HIST-1", "Failed");
-        assertThat(app.post("/api/admin/orders/HIST-1/retry-sync", null, new byte[0], app.admin()).status())
+        assertThat(app.post("/api/admin/orders/HIST-1/retry-sync", null, new byte[0], app.admin())
+                        .status())
                 .isEqualTo(202);
         awaitSyncStatus(app, "HIST-1", "Completed");
 
-        JsonNode history = app.get("/api/admin/orders/HIST-1/history", app.admin()).json();
+        JsonNode history =
+                app.get("/api/admin/orders/HIST-1/history", app.admin()).json();
 
         List<String> steps = new ArrayList<>();
-        history.get("transitions").forEach(t -> steps.add(t.get("machine").asText() + " " + t.get("from").asText()
-                + "->" + t.get("to").asText() + " by " + t.get("actor").asText()));
-        assertThat(steps).containsExactly("payment Pending->Paid by gateway", "sync Pending->Processing by worker",
-                "sync Processing->Failed by worker", "sync Failed->Pending by operator",
-                "sync Pending->Processing by worker", "sync Processing->Completed by worker");
+        history.get("transitions")
+                .forEach(t -> steps.add(
+                        t.get("machine").asText() + " " + t.get("from").asText() + "->"
+                                + t.get("to").asText() + " by " + t.get("actor").asText()));
+        assertThat(steps)
+                .containsExactly(
+                        "payment Pending->Paid by gateway",
+                        "sync Pending->Processing by worker",
+                        "sync Processing->Failed by worker",
+                        "sync Failed->Pending by operator",
+                        "sync Pending->Processing by worker",
+                        "sync Processing->Completed by worker");
         JsonNode t = history.get("transitions");
-        assertThat(t.get(0).get("webhookId").asText()).startsWith("msg_")
+        assertThat(t.get(0).get("webhookId").asText())
+                .startsWith("msg_")
                 .isEqualTo(history.get("callbacks").get(0).get("webhookId").asText());
         String firstClaim = t.get(1).get("claimToken").asText();
         String secondClaim = t.get(4).get("claimToken").asText();
         assertThat(firstClaim).isNotBlank().isNotEqualTo(secondClaim);
-        assertThat(t.get(2).get("claimToken").asText()).as("the dead letter under the first claim").isEqualTo(firstClaim);
-        assertThat(t.get(5).get("claimToken").asText()).as("the completion under the second").isEqualTo(secondClaim);
-        for (int i : new int[] { 1, 2, 4, 5 }) {
+        assertThat(t.get(2).get("claimToken").asText())
+                .as("the dead letter under the first claim")
+                .isEqualTo(firstClaim);
+        assertThat(t.get(5).get("claimToken").asText())
+                .as("the completion under the second")
+                .isEqualTo(secondClaim);
+        for (int i : new int[] {1, 2, 4, 5}) {
             assertThat(t.get(i).get("workerId").asText()).isEqualTo("worker-1");
         }
         assertThat(t.get(2).get("error").asText()).contains("HTTP 503");
@@ -719,9 +860,11 @@ public abstract class SyncSuite {
         assertThat(history.get("callbacks").get(0).get("outcome").asText()).isEqualTo("paid");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> "Expired".equals(app.column("EXP-1", "payment_status")));
-        JsonNode expired = app.get("/api/admin/orders/EXP-1/history", app.admin()).json().get("transitions");
+        JsonNode expired =
+                app.get("/api/admin/orders/EXP-1/history", app.admin()).json().get("transitions");
         assertThat(expired).hasSize(1);
-        assertThat(expired.get(0).get("from").asText() + "->" + expired.get(0).get("to").asText())
+        assertThat(expired.get(0).get("from").asText() + "->"
+                        + expired.get(0).get("to").asText())
                 .isEqualTo("Pending->Expired");
         assertThat(expired.get(0).get("actor").asText()).isEqualTo("expiry");
         assertThat(expired.get(0).get("workerId").asText()).isEqualTo("worker-1");
@@ -732,24 +875,33 @@ public abstract class SyncSuite {
     @Test
     void should_pause_claiming_without_burning_attempts_while_the_breaker_is_open() throws Exception {
         stub.always(Step.status(500));
-        PaysyncInstance app = worker(Map.of("camel.resilience4j.minimumNumberOfCalls", "2",
-                "camel.resilience4j.slidingWindowSize", "2", "camel.resilience4j.waitDurationInOpenState", "5",
-                "paysync.sync.max-attempts", "50", "paysync.sync.in-process-retries", "0"));
+        PaysyncInstance app = worker(Map.of(
+                "camel.resilience4j.minimumNumberOfCalls",
+                "2",
+                "camel.resilience4j.slidingWindowSize",
+                "2",
+                "camel.resilience4j.waitDurationInOpenState",
+                "5",
+                "paysync.sync.max-attempts",
+                "50",
+                "paysync.sync.in-process-retries",
+                "0"));
         for (int i = 0; i < 3; i++) {
             paidOrder(app, "BRK-" + i);
         }
         SyncGate gate = app.bean("syncGate", SyncGate.class);
         await().atMost(Duration.ofSeconds(10)).until(() -> "OPEN".equals(gate.breakerState()));
-        await().atMost(Duration.ofSeconds(2)).until(() -> app.count(
-                "SELECT COUNT(*) FROM orders WHERE sync_status = 'Processing'") == 0);
+        await().atMost(Duration.ofSeconds(2))
+                .until(() -> app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Processing'") == 0);
         int requestsWhenOpen = stub.requests().size();
         long attemptsWhenOpen = app.count("SELECT SUM(sync_attempts) FROM orders");
         long claimsWhenOpen = app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Processing'");
         // An order that becomes due while the breaker is open is not even claimed.
         app.insertPaidOrders("BRK-NEW-", 1);
 
-        await().during(Duration.ofMillis(1200)).atMost(Duration.ofMillis(2000)).until(() ->
-                stub.requests().size() == requestsWhenOpen
+        await().during(Duration.ofMillis(1200))
+                .atMost(Duration.ofMillis(2000))
+                .until(() -> stub.requests().size() == requestsWhenOpen
                         && app.count("SELECT SUM(sync_attempts) FROM orders") == attemptsWhenOpen
                         && app.count("SELECT COUNT(*) FROM order_transitions WHERE to_status = 'Processing'")
                                 == claimsWhenOpen
@@ -773,8 +925,17 @@ public abstract class SyncSuite {
         app.execute("UPDATE orders SET sync_status = 'Processing', claim_token = 'zombie-token', sync_attempts = 1, "
                 + "lease_until = paid_at WHERE order_number = 'ZOMBIE-0'");
         SyncRepository repository = app.bean("syncRepository", SyncRepository.class);
-        ClaimedOrder zombie = new ClaimedOrder(id, "ZOMBIE-0", new java.math.BigDecimal("10.00"), "EUR",
-                io.paysync.order.PaymentStatus.Paid, "gw_ZOMBIE-0", null, "zombie-token", 1, null);
+        ClaimedOrder zombie = new ClaimedOrder(
+                id,
+                "ZOMBIE-0",
+                new java.math.BigDecimal("10.00"),
+                "EUR",
+                io.paysync.order.PaymentStatus.Paid,
+                "gw_ZOMBIE-0",
+                null,
+                "zombie-token",
+                1,
+                null);
 
         // A live worker takes it over (the claim statement picks Processing rows whose lease expired) and completes.
         PaysyncInstance live = worker();
@@ -782,10 +943,13 @@ public abstract class SyncSuite {
         String liveGuid = live.column("ZOMBIE-0", "third_party_guid");
 
         assertThat(repository.complete(zombie, "zombie-guid", "zombie")).isFalse();
-        assertThat(repository.reschedule(zombie, repository.now(), "late failure", SyncFailure.http(500), "zombie",
-                null)).isFalse();
-        assertThat(repository.deadLetter(zombie, "late failure", SyncFailure.http(500), "zombie", null)).isFalse();
-        assertThat(repository.release(zombie, repository.now(), "late", "zombie", null)).isFalse();
+        assertThat(repository.reschedule(
+                        zombie, repository.now(), "late failure", SyncFailure.http(500), "zombie", null))
+                .isFalse();
+        assertThat(repository.deadLetter(zombie, "late failure", SyncFailure.http(500), "zombie", null))
+                .isFalse();
+        assertThat(repository.release(zombie, repository.now(), "late", "zombie", null))
+                .isFalse();
         assertThat(live.column("ZOMBIE-0", "third_party_guid")).isEqualTo(liveGuid);
         assertThat(live.column("ZOMBIE-0", "sync_status")).isEqualTo("Completed");
         assertThat(live.column("ZOMBIE-0", "sync_attempts")).isEqualTo("2");
@@ -798,8 +962,8 @@ public abstract class SyncSuite {
             throws Exception {
         io.paysync.support.TestClock clock = new io.paysync.support.TestClock(
                 java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
-        Map<String, String> props = new HashMap<>(Map.of("paysync.sync.enabled", "false",
-                "paysync.sync.max-attempts", "3"));
+        Map<String, String> props =
+                new HashMap<>(Map.of("paysync.sync.enabled", "false", "paysync.sync.max-attempts", "3"));
         PaysyncInstance seeder = worker(props);
         seeder.insertPaidOrders("LEASE-", 6);
         java.time.Instant now = clock.instant();
@@ -828,7 +992,9 @@ public abstract class SyncSuite {
             assertThat(app.column("LEASE-4", "sync_status")).isEqualTo("Pending");
         });
         assertThat(stub.requestsFor("LEASE-0")).isEqualTo(1);
-        assertThat(stub.requestsFor("LEASE-2")).as("exhausted: dead-lettered without another call").isZero();
+        assertThat(stub.requestsFor("LEASE-2"))
+                .as("exhausted: dead-lettered without another call")
+                .isZero();
         assertThat(app.column("LEASE-2", "sync_attempts")).isEqualTo("4");
         for (String untouched : List.of("LEASE-1", "LEASE-3", "LEASE-4", "LEASE-5")) {
             assertThat(stub.requestsFor(untouched)).as(untouched).isZero();
@@ -843,13 +1009,22 @@ public abstract class SyncSuite {
         }
         assertThat(stub.requestsFor("LEASE-3")).isZero();
         // The history says which claims were takeovers of an expired lease, and whose.
-        Map<String, String> takenOver = Map.of("LEASE-0", "dead-worker", "LEASE-2", "dead-worker",
-                "LEASE-1", "live-worker", "LEASE-5", "live-worker");
-        takenOver.forEach((order, token) -> assertThatCount(app, "SELECT COUNT(*) FROM order_transitions WHERE "
-                + "order_number = '" + order + "' AND from_status = 'Processing' AND to_status = 'Processing' AND "
-                + "fingerprint = 'lease-expired' AND error = 'lease of claim " + token + " expired'", order, 1));
-        assertThatCount(app, "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LEASE-4' AND "
-                + "to_status = 'Processing' AND from_status = 'Pending' AND error IS NULL", "LEASE-4, a Pending order", 1);
+        Map<String, String> takenOver = Map.of(
+                "LEASE-0", "dead-worker", "LEASE-2", "dead-worker", "LEASE-1", "live-worker", "LEASE-5", "live-worker");
+        takenOver.forEach((order, token) -> assertThatCount(
+                app,
+                "SELECT COUNT(*) FROM order_transitions WHERE "
+                        + "order_number = '" + order
+                        + "' AND from_status = 'Processing' AND to_status = 'Processing' AND "
+                        + "fingerprint = 'lease-expired' AND error = 'lease of claim " + token + " expired'",
+                order,
+                1));
+        assertThatCount(
+                app,
+                "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LEASE-4' AND "
+                        + "to_status = 'Processing' AND from_status = 'Pending' AND error IS NULL",
+                "LEASE-4, a Pending order",
+                1);
     }
 
     private static void assertThatCount(PaysyncInstance app, String sql, String what, long expected) {
@@ -860,8 +1035,8 @@ public abstract class SyncSuite {
         }
     }
 
-    private static String leased(String order, String syncStatus, java.time.Instant leaseUntil, int attempts,
-            String token) {
+    private static String leased(
+            String order, String syncStatus, java.time.Instant leaseUntil, int attempts, String token) {
         return "UPDATE orders SET sync_status = '" + syncStatus + "', lease_until = " + timestamp(leaseUntil)
                 + ", sync_attempts = " + attempts + ", claim_token = '" + token + "' WHERE order_number = '" + order
                 + "'";
@@ -869,32 +1044,44 @@ public abstract class SyncSuite {
 
     private static String timestamp(java.time.Instant at) {
         // A fixed pattern: LocalDateTime.toString() drops ":00" seconds, which H2 refuses (a flake at whole minutes).
-        return "TIMESTAMP WITH TIME ZONE '" + java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
-                .format(java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC)) + "+00:00'";
+        return "TIMESTAMP WITH TIME ZONE '"
+                + java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
+                        .format(java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC))
+                + "+00:00'";
     }
 
     // ----- Expiry -----
 
     @Test
     void should_either_pay_and_send_or_expire_and_never_send_at_the_edge_of_the_window() throws Exception {
-        PaysyncInstance app = worker(Map.of("paysync.payment.window-seconds", "2",
-                "paysync.payment.expiry-enabled", "true", "paysync.payment.expiry-period-ms", "20"));
+        PaysyncInstance app = worker(Map.of(
+                "paysync.payment.window-seconds",
+                "2",
+                "paysync.payment.expiry-enabled",
+                "true",
+                "paysync.payment.expiry-period-ms",
+                "20"));
         int n = 30;
         for (int i = 0; i < n; i++) {
             app.createOrder("EDGE-" + i, "10.00", "EUR");
         }
         // The window closes for all of them at about the same moment; the callbacks race the expiry job.
-        await().atMost(Duration.ofSeconds(5)).until(() -> app.count(
-                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Expired'") > 0);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> app.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Expired'") > 0);
         Map<String, Response> answers = new HashMap<>();
         for (int i = 0; i < n; i++) {
             answers.put("EDGE-" + i, app.callback("EDGE-" + i, "gw_edge_" + i, "10.00", "EUR", "succeeded"));
         }
-        await().atMost(Duration.ofSeconds(30)).until(() -> app.count(
-                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid' AND sync_status <> 'Completed'") == 0);
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> app.count(
+                                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid' AND sync_status <> 'Completed'")
+                        == 0);
         // And it stays so: no Expired order is sent in the rounds that follow.
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(2)).until(() -> app.count(
-                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Expired' AND sync_status <> 'Pending'") == 0);
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> app.count(
+                                "SELECT COUNT(*) FROM orders WHERE payment_status = 'Expired' AND sync_status <> 'Pending'")
+                        == 0);
 
         for (int i = 0; i < n; i++) {
             String order = "EDGE-" + i;

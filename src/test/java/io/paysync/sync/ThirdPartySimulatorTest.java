@@ -2,10 +2,9 @@ package io.paysync.sync;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.http.ApiReply;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-
-import io.paysync.http.ApiReply;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;

@@ -1,5 +1,11 @@
 package io.paysync.support.history;
 
+import io.paysync.support.history.History.Answer;
+import io.paysync.support.history.History.Callback;
+import io.paysync.support.history.History.CallbackKind;
+import io.paysync.support.history.History.Fault;
+import io.paysync.support.history.History.Final;
+import io.paysync.support.history.History.Request;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -8,13 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-
-import io.paysync.support.history.History.Answer;
-import io.paysync.support.history.History.Callback;
-import io.paysync.support.history.History.CallbackKind;
-import io.paysync.support.history.History.Fault;
-import io.paysync.support.history.History.Final;
-import io.paysync.support.history.History.Request;
 
 /**
  * Judges a {@link History} against the guarantees of docs/contract.md, like Jepsen's total-queue checker: each order is
@@ -50,8 +49,13 @@ public final class HistoryChecker {
             for (String p : List.of(LOST, DUPLICATED, EARLY, UNEXPECTED, DEAD_LETTERED)) {
                 Map<String, String> orders = problems.getOrDefault(p, Map.of());
                 b.append(String.format("  %-34s %d%n", p, orders.size()));
-                orders.entrySet().stream().limit(5).forEach(o -> b.append("      ").append(o.getKey()).append(": ")
-                        .append(o.getValue()).append('\n'));
+                orders.entrySet().stream()
+                        .limit(5)
+                        .forEach(o -> b.append("      ")
+                                .append(o.getKey())
+                                .append(": ")
+                                .append(o.getValue())
+                                .append('\n'));
             }
             return b.toString();
         }
@@ -64,8 +68,7 @@ public final class HistoryChecker {
     public static final String UNEXPECTED = "unexpected";
     public static final String DEAD_LETTERED = "dead-lettered";
 
-    private HistoryChecker() {
-    }
+    private HistoryChecker() {}
 
     public static Result check(History history) {
         Map<String, Final> finals = new HashMap<>();
@@ -82,9 +85,12 @@ public final class HistoryChecker {
 
         for (String order : everyOrder) {
             Final end = finals.get(order);
-            List<Answer> created = answers.getOrDefault(order, List.of()).stream().filter(Answer::created).toList();
+            List<Answer> created = answers.getOrDefault(order, List.of()).stream()
+                    .filter(Answer::created)
+                    .toList();
             List<Request> posts = requests.getOrDefault(order, List.of()).stream()
-                    .filter(r -> "POST".equals(r.method())).toList();
+                    .filter(r -> "POST".equals(r.method()))
+                    .toList();
             if (end == null) {
                 flag(problems, UNEXPECTED, order, "no final state: requests or callbacks about an unknown order");
                 continue;
@@ -107,10 +113,15 @@ public final class HistoryChecker {
             if (!paid && !created.isEmpty()) {
                 flag(problems, UNEXPECTED, order, "a record for an order that is " + end.paymentStatus());
             }
-            if ("Completed".equals(end.syncStatus()) && !created.isEmpty()
+            if ("Completed".equals(end.syncStatus())
+                    && !created.isEmpty()
                     && !created.get(0).recordId().equals(end.thirdPartyGuid())) {
-                flag(problems, UNEXPECTED, order, "stored GUID " + end.thirdPartyGuid() + " is not the record "
-                        + created.get(0).recordId());
+                flag(
+                        problems,
+                        UNEXPECTED,
+                        order,
+                        "stored GUID " + end.thirdPartyGuid() + " is not the record "
+                                + created.get(0).recordId());
             }
             if ("Completed".equals(end.syncStatus()) && created.isEmpty()) {
                 flag(problems, UNEXPECTED, order, "Completed without any record at the third party");
@@ -125,23 +136,32 @@ public final class HistoryChecker {
 
         Map<String, Integer> figures = new LinkedHashMap<>();
         figures.put("orders", everyOrder.size());
-        finals.values().stream().collect(java.util.stream.Collectors.groupingBy(
-                f -> "final " + f.paymentStatus() + "/" + f.syncStatus(), TreeMap::new,
-                java.util.stream.Collectors.summingInt(f -> 1))).forEach(figures::put);
+        finals.values().stream()
+                .collect(java.util.stream.Collectors.groupingBy(
+                        f -> "final " + f.paymentStatus() + "/" + f.syncStatus(),
+                        TreeMap::new,
+                        java.util.stream.Collectors.summingInt(f -> 1)))
+                .forEach(figures::put);
         List<Callback> allCallbacks = history.all(Callback.class);
         figures.put("callbacks delivered", allCallbacks.size());
         for (CallbackKind k : CallbackKind.values()) {
-            figures.put("  callbacks " + k.name().toLowerCase(), (int) allCallbacks.stream()
-                    .filter(c -> c.kind() == k).count());
+            figures.put("  callbacks " + k.name().toLowerCase(), (int)
+                    allCallbacks.stream().filter(c -> c.kind() == k).count());
         }
-        figures.put("  callbacks without an answer", (int) allCallbacks.stream().filter(c -> c.status() == 0).count());
+        figures.put("  callbacks without an answer", (int)
+                allCallbacks.stream().filter(c -> c.status() == 0).count());
         figures.put("third-party requests", history.all(Request.class).size());
-        history.all(Answer.class).stream().collect(java.util.stream.Collectors.groupingBy(
-                a -> "  answered " + a.fault() + (a.status() == 0 ? "" : " " + a.status()), TreeMap::new,
-                java.util.stream.Collectors.summingInt(a -> 1))).forEach(figures::put);
-        figures.put("third-party records", (int) history.all(Answer.class).stream().filter(Answer::created).count());
-        history.all(Fault.class).stream().collect(java.util.stream.Collectors.groupingBy(
-                f -> "fault " + f.kind(), TreeMap::new, java.util.stream.Collectors.summingInt(f -> 1)))
+        history.all(Answer.class).stream()
+                .collect(java.util.stream.Collectors.groupingBy(
+                        a -> "  answered " + a.fault() + (a.status() == 0 ? "" : " " + a.status()),
+                        TreeMap::new,
+                        java.util.stream.Collectors.summingInt(a -> 1)))
+                .forEach(figures::put);
+        figures.put("third-party records", (int)
+                history.all(Answer.class).stream().filter(Answer::created).count());
+        history.all(Fault.class).stream()
+                .collect(java.util.stream.Collectors.groupingBy(
+                        f -> "fault " + f.kind(), TreeMap::new, java.util.stream.Collectors.summingInt(f -> 1)))
                 .forEach(figures::put);
         Set<String> bad = new TreeSet<>();
         problems.forEach((p, orders) -> {
@@ -162,7 +182,8 @@ public final class HistoryChecker {
         if ((c.kind() == CallbackKind.FORGED || c.kind() == CallbackKind.MISMATCHED) && accepted) {
             return c.kind() + " callback answered " + c.status();
         }
-        if (accepted && ("paid".equals(c.outcome()) || "already-paid".equals(c.outcome()))
+        if (accepted
+                && ("paid".equals(c.outcome()) || "already-paid".equals(c.outcome()))
                 && !"Paid".equals(end.paymentStatus())) {
             return "callback answered " + c.outcome() + " but the order ended " + end.paymentStatus();
         }

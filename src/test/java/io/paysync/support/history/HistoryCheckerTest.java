@@ -35,8 +35,11 @@ class HistoryCheckerTest {
         HistoryChecker.Result r = HistoryChecker.check(history);
 
         assertThat(r.valid()).as(r.report()).isTrue();
-        assertThat(r.figures()).containsEntry("ok", 3).containsEntry("third-party records", 1)
-                .containsEntry("third-party requests", 2).containsEntry("final Paid/Completed", 1);
+        assertThat(r.figures())
+                .containsEntry("ok", 3)
+                .containsEntry("third-party records", 1)
+                .containsEntry("third-party requests", 2)
+                .containsEntry("final Paid/Completed", 1);
     }
 
     @Test
@@ -55,7 +58,8 @@ class HistoryCheckerTest {
         paidAndSynced("A", "rec-a");
         history.add(new Answer("A", "POST", "NONE", 201, "rec-a2", true, ++clock));
 
-        assertThat(HistoryChecker.check(history).count(HistoryChecker.DUPLICATED)).isEqualTo(1);
+        assertThat(HistoryChecker.check(history).count(HistoryChecker.DUPLICATED))
+                .isEqualTo(1);
     }
 
     @Test
@@ -66,8 +70,8 @@ class HistoryCheckerTest {
         HistoryChecker.Result r = HistoryChecker.check(history);
 
         assertThat(r.count(HistoryChecker.EARLY)).isEqualTo(1);
-        assertThat(r.problems().get(HistoryChecker.EARLY)).containsEntry("A",
-                "create received while payment was Pending");
+        assertThat(r.problems().get(HistoryChecker.EARLY))
+                .containsEntry("A", "create received while payment was Pending");
     }
 
     @Test
