@@ -5,10 +5,12 @@ import io.paysync.payment.CallbackSigner;
 import io.paysync.startup.CdsTraining;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Properties;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
@@ -72,7 +74,7 @@ public final class Paysync {
         // camel-main ignores environment variables ending in _PORT (it takes them for Kubernetes service links), yet
         // CAMEL_SERVER_PORT must win over the file like every other setting.
         for (String key : new String[] {"camel.server.port", "camel.management.port"}) {
-            String env = System.getenv(key.toUpperCase(java.util.Locale.ROOT).replace('.', '_'));
+            String env = System.getenv(key.toUpperCase(Locale.ROOT).replace('.', '_'));
             if (!isBlank(env)) {
                 main.addOverrideProperty(key, env.trim());
             }
@@ -160,7 +162,7 @@ public final class Paysync {
             try (InputStream in = Paysync.class.getResourceAsStream("/application.properties")) {
                 return in == null
                         ? null
-                        : load(new java.io.InputStreamReader(in, StandardCharsets.UTF_8))
+                        : load(new InputStreamReader(in, StandardCharsets.UTF_8))
                                 .getProperty(key);
             } catch (IOException e) {
                 return null;

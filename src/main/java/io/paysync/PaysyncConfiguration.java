@@ -45,6 +45,7 @@ import io.paysync.sync.ThirdPartySimulator;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.UUID;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Configuration;
@@ -239,7 +240,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         orders,
                         clock,
                         TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
-                                + java.util.UUID.randomUUID().toString().substring(0, 8),
+                                + UUID.randomUUID().toString().substring(0, 8),
                         Observability.meterRegistry(context)));
         registry.bind("settlementRows", new SettlementRows());
         // routes/adapters/stripe-settlement.camel.yaml: its folder, checked once the canonical inbox is known.

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
@@ -32,7 +33,7 @@ class CommentsTest {
     private static final Set<Path> APPLIED_MIGRATIONS = Stream.of("h2", "postgresql", "sqlserver")
             .flatMap(dialect -> Stream.of("V1__orders.sql", "V2__audit_trail.sql", "V3__sync_claim_index.sql")
                     .map(name -> Path.of("src/main/resources/db/migration", dialect, name)))
-            .collect(java.util.stream.Collectors.toUnmodifiableSet());
+            .collect(Collectors.toUnmodifiableSet());
 
     /** Anywhere in a line, code or comment. */
     private static final Map<String, Pattern> ANYWHERE = new LinkedHashMap<>();

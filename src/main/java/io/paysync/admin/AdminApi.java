@@ -12,10 +12,12 @@ import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.OrderRepository.Counts;
 import io.paysync.order.PaymentStatus;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 
@@ -26,8 +28,7 @@ public class AdminApi {
     static final int MAX_ANOMALY_LIMIT = 1000;
 
     /** What a fingerprint may look like in a path: the forms {@code SyncFailure} makes, nothing else. */
-    private static final java.util.regex.Pattern FINGERPRINT =
-            java.util.regex.Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    private static final Pattern FINGERPRINT = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
     private final OrderRepository orders;
     private final OperatorActions sync;
@@ -184,8 +185,7 @@ public class AdminApi {
                 "oldestUnsyncedPaidSeconds",
                 orders.oldestUnsyncedPaidAt()
                         .map(paidAt -> Math.max(
-                                0,
-                                java.time.Duration.between(paidAt, orders.now()).getSeconds()))
+                                0, Duration.between(paidAt, orders.now()).getSeconds()))
                         .orElse(null));
         return ApiReply.ok(body);
     }

@@ -2,6 +2,8 @@ package io.paysync.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.camel.CamelContext;
 import org.apache.camel.spi.PropertiesComponent;
@@ -36,8 +38,8 @@ public final class Settings {
     static final List<String> MAY_BE_EMPTY = List.of(DB_PASSWORD);
 
     /** Settings required only while the switch beside them is true (setting -> switch). */
-    static final java.util.Map<String, String> REQUIRED_WHILE =
-            java.util.Map.of("paysync.gateway.status-url", "paysync.reconciliation.enabled");
+    static final Map<String, String> REQUIRED_WHILE =
+            Map.of("paysync.gateway.status-url", "paysync.reconciliation.enabled");
 
     private final PropertiesComponent properties;
     private final String profile;
@@ -133,6 +135,6 @@ public final class Settings {
 
     /** The environment variable Camel reads for a property: upper case, '.' and '-' turned into '_'. */
     public static String envName(String key) {
-        return key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+        return key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }
 }

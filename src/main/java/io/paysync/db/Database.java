@@ -5,6 +5,9 @@ import com.zaxxer.hikari.pool.HikariPool;
 import io.paysync.config.Settings;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -164,8 +167,8 @@ public final class Database implements AutoCloseable {
     }
 
     /** Every timestamp is stored and bound as UTC (the columns are TIMESTAMP WITH TIME ZONE / DATETIMEOFFSET). */
-    public static java.time.OffsetDateTime utc(java.time.Instant t) {
-        return t == null ? null : t.atOffset(java.time.ZoneOffset.UTC);
+    public static OffsetDateTime utc(Instant t) {
+        return t == null ? null : t.atOffset(ZoneOffset.UTC);
     }
 
     public String sql(String name) {

@@ -1,6 +1,7 @@
 package io.paysync.observe;
 
 import java.sql.Connection;
+import java.sql.Statement;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.camel.health.HealthCheckResultBuilder;
@@ -29,7 +30,7 @@ public class DatabaseHealthCheck extends AbstractHealthCheck {
         // A query on Paysync's own table, not just a live connection: a database that answers but is not ours (an
         // empty one a pool reconnected to, a wrong URL after a failover) cannot apply a callback either.
         try (Connection c = dataSource.getConnection();
-                java.sql.Statement s = c.createStatement()) {
+                Statement s = c.createStatement()) {
             s.setQueryTimeout(2);
             s.executeQuery("SELECT COUNT(*) FROM orders WHERE 1 = 0").close();
             builder.up();

@@ -1,8 +1,10 @@
 package io.paysync.order;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.paysync.http.ApiException;
 import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.math.RoundingMode;
 import java.util.Currency;
 import java.util.regex.Pattern;
@@ -82,13 +84,12 @@ public final class Money {
      * anything but a positive whole number and a known currency is {@code 400 malformed-request}.
      */
     public static String fromMinorUnits(String minorUnits, String currency) {
-        String code = currency(
-                currency == null ? null : com.fasterxml.jackson.databind.node.TextNode.valueOf(currency), "currency");
+        String code = currency(currency == null ? null : TextNode.valueOf(currency), "currency");
         if (minorUnits == null || !MINOR_UNITS.matcher(minorUnits).matches()) {
             throw ApiException.malformed("The amount must be a positive whole number of minor units");
         }
         int digits = Currency.getInstance(code).getDefaultFractionDigits();
-        return new BigDecimal(new java.math.BigInteger(minorUnits), digits).toPlainString();
+        return new BigDecimal(new BigInteger(minorUnits), digits).toPlainString();
     }
 
     /** The amount as the API shows it: a string with exactly the currency's minor units. */

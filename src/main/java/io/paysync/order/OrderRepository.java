@@ -8,10 +8,14 @@ import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.OffsetDateTime;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.function.IntSupplier;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -146,14 +150,14 @@ public class OrderRepository {
     public int[] markAll(List<Mark> marks) {
         Instant now = now();
         int[] moved = new int[marks.size()];
-        List<Integer> paid = new java.util.ArrayList<>();
-        List<Integer> failed = new java.util.ArrayList<>();
+        List<Integer> paid = new ArrayList<>();
+        List<Integer> failed = new ArrayList<>();
         for (int i = 0; i < marks.size(); i++) {
             (marks.get(i).succeeded() ? paid : failed).add(i);
         }
         batch("mark-order-paid", marks, paid, moved, now);
         batch("mark-order-failed", marks, failed, moved, now);
-        List<TransitionLog.Entry> entries = new java.util.ArrayList<>();
+        List<TransitionLog.Entry> entries = new ArrayList<>();
         for (int i = 0; i < marks.size(); i++) {
             if (moved[i] == 1) {
                 Mark m = marks.get(i);
@@ -268,7 +272,7 @@ public class OrderRepository {
 
     public List<Map<String, Object>> anomalies(int limit) {
         return jdbc.query(db.sql("list-anomalies"), Map.of("limit", limit), (rs, i) -> {
-            Map<String, Object> a = new java.util.LinkedHashMap<>();
+            Map<String, Object> a = new LinkedHashMap<>();
             a.put("id", rs.getLong("id"));
             a.put("kind", rs.getString("kind"));
             a.put("orderNumber", rs.getString("order_number"));
@@ -313,7 +317,7 @@ public class OrderRepository {
                         Map.of(),
                         (rs, i) -> instant(rs, "oldest_paid_at"))
                 .stream()
-                .filter(java.util.Objects::nonNull)
+                .filter(Objects::nonNull)
                 .findFirst();
     }
 
@@ -328,7 +332,7 @@ public class OrderRepository {
         history.record(new TransitionLog.Entry(orderNumber, machine, from, to, cause, detail), now);
     }
 
-    private int inTransaction(java.util.function.IntSupplier work) {
+    private int inTransaction(IntSupplier work) {
         Integer rows = tx.execute(status -> work.getAsInt());
         return rows == null ? 0 : rows;
     }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.component.http.HttpMethods;
@@ -74,10 +75,7 @@ public class PaymentReconciliation {
      * route appends {@code /payments}).
      */
     public static PaymentReconciliation from(
-            Settings settings,
-            org.apache.camel.CamelContext context,
-            PaymentCallbackHandler callbacks,
-            OrderRepository orders) {
+            Settings settings, CamelContext context, PaymentCallbackHandler callbacks, OrderRepository orders) {
         Duration after =
                 Duration.ofSeconds(settings.getInt("paysync.reconciliation.after-seconds", 300, 1, 31_536_000));
         int batchSize = settings.getInt("paysync.reconciliation.batch-size", 50, 1, 1000);

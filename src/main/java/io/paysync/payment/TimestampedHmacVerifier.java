@@ -5,6 +5,9 @@ import io.paysync.config.Settings;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -133,11 +136,11 @@ public class TimestampedHmacVerifier implements CamelContextAware {
         try {
             return StandardCharsets.UTF_8
                     .newDecoder()
-                    .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
-                    .decode(java.nio.ByteBuffer.wrap(body))
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(body))
                     .toString();
-        } catch (java.nio.charset.CharacterCodingException e) {
+        } catch (CharacterCodingException e) {
             throw ApiException.malformed("The body is not UTF-8 JSON");
         }
     }

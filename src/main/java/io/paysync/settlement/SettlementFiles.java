@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.order.OrderRepository;
@@ -25,6 +26,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.sql.Clob;
+import java.sql.SQLException;
 import java.time.Clock;
 import java.time.DateTimeException;
 import java.time.Duration;
@@ -39,6 +42,7 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
+import org.apache.camel.InvalidPayloadException;
 import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.slf4j.Logger;
@@ -275,7 +279,7 @@ public class SettlementFiles {
      * The CSV data format's rows, read lazily, in batches of {@code paysync.settlement.batch-size}: what the split
      * hands to {@link #applyBatch}, so that no more than one batch of a file is in memory.
      */
-    public Iterator<List<SettlementRow>> batches(Exchange exchange) throws org.apache.camel.InvalidPayloadException {
+    public Iterator<List<SettlementRow>> batches(Exchange exchange) throws InvalidPayloadException {
         Iterator<?> rows = exchange.getMessage().getMandatoryBody(Iterator.class);
         return new Iterator<>() {
             @Override
@@ -383,8 +387,7 @@ public class SettlementFiles {
                             r.amount(),
                             r.currency(),
                             r.succeeded(),
-                            new io.paysync.db.TransitionLog.Cause(
-                                    p.cause(), io.paysync.db.TransitionLog.GATEWAY, null, null, null, null, null)));
+                            new TransitionLog.Cause(p.cause(), TransitionLog.GATEWAY, null, null, null, null, null)));
                 }
             }
             int[] moved = orders.markAll(marks);
@@ -588,10 +591,10 @@ public class SettlementFiles {
     }
 
     private static String text(Object value) {
-        if (value instanceof java.sql.Clob clob) {
+        if (value instanceof Clob clob) {
             try {
                 return clob.getSubString(1, (int) clob.length());
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }

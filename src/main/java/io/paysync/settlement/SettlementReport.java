@@ -3,6 +3,8 @@ package io.paysync.settlement;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.paysync.http.Json;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -104,13 +106,13 @@ public final class SettlementReport {
     }
 
     public String toJson() {
-        return new String(Json.write(this), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(Json.write(this), StandardCharsets.UTF_8);
     }
 
     public static SettlementReport fromJson(String json) {
         try {
             return Json.MAPPER.readValue(json, SettlementReport.class);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("A settlement file's stored report is not readable", e);
         }
     }

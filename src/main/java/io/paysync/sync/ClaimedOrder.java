@@ -4,7 +4,9 @@ import io.paysync.order.PaymentStatus;
 import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Map;
 
 /**
@@ -113,8 +115,8 @@ public record ClaimedOrder(
         if (value instanceof Timestamp ts) {
             return ts.toInstant();
         }
-        if (value instanceof java.time.LocalDateTime ldt) {
-            return ldt.toInstant(java.time.ZoneOffset.UTC);
+        if (value instanceof LocalDateTime ldt) {
+            return ldt.toInstant(ZoneOffset.UTC);
         }
         if (value instanceof microsoft.sql.DateTimeOffset dto) {
             return dto.getOffsetDateTime().toInstant();

@@ -5,11 +5,16 @@ import io.paysync.db.TransitionLog;
 import io.paysync.db.TransitionLog.Cause;
 import io.paysync.db.TransitionLog.Entry;
 import io.paysync.order.SyncStatus;
+import java.sql.Timestamp;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 
 /**
  * Every sync outcome is one UPDATE that matches the claim token (fencing): a worker that lost its lease changes
@@ -71,7 +76,7 @@ public class SyncRepository {
      */
     public List<ClaimedOrder> recordClaimsAndSendKeys(List<ClaimedOrder> claimed, String workerId) {
         // The key's time is the system clock's, as Camel's repository writes it (see sendKeyAge).
-        java.sql.Timestamp createdAt = new java.sql.Timestamp(System.currentTimeMillis());
+        Timestamp createdAt = new Timestamp(System.currentTimeMillis());
         return db.transactions().execute(status -> {
             recordClaims(claimed, workerId);
             int[] written = db.jdbc()
@@ -81,8 +86,8 @@ public class SyncRepository {
                                     .map(o -> new MapSqlParameterSource("processorName", SEND_KEY_PROCESSOR)
                                             .addValue("messageId", o.orderNumber())
                                             .addValue("createdAt", createdAt))
-                                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
-            List<ClaimedOrder> marked = new java.util.ArrayList<>(claimed.size());
+                                    .toArray(SqlParameterSource[]::new));
+            List<ClaimedOrder> marked = new ArrayList<>(claimed.size());
             for (int i = 0; i < claimed.size(); i++) {
                 if (written[i] < 0) {
                     // A driver that does not report per-row counts would make every send look new: refuse.
@@ -134,9 +139,9 @@ public class SyncRepository {
                                             .addValue("id", c.order().id())
                                             .addValue("claimToken", c.order().claimToken())
                                             .addValue("now", at))
-                                    .toArray(org.springframework.jdbc.core.namedparam.SqlParameterSource[]::new));
-            List<Entry> moved = new java.util.ArrayList<>(completions.size());
-            List<PendingCompletions.Completion> lost = new java.util.ArrayList<>();
+                                    .toArray(SqlParameterSource[]::new));
+            List<Entry> moved = new ArrayList<>(completions.size());
+            List<PendingCompletions.Completion> lost = new ArrayList<>();
             for (int i = 0; i < completions.size(); i++) {
                 if (rows[i] < 0) {
                     // A driver that does not report per-row counts would hide a lost lease: refuse (and roll back).
@@ -266,14 +271,14 @@ public class SyncRepository {
      * How long ago the order's idempotency key was written, that is, how long ago the send that may have created a
      * record started (empty without a key). The key's time is the system clock's, as Camel writes it.
      */
-    public java.util.Optional<java.time.Duration> sendKeyAge(String orderNumber) {
-        List<java.sql.Timestamp> at = db.jdbc()
+    public Optional<Duration> sendKeyAge(String orderNumber) {
+        List<Timestamp> at = db.jdbc()
                 .query(
                         db.sql("find-send-key"),
                         Map.of("processorName", SEND_KEY_PROCESSOR, "messageId", orderNumber),
                         (rs, n) -> rs.getTimestamp(1));
         return at.isEmpty() || at.get(0) == null
-                ? java.util.Optional.empty()
-                : java.util.Optional.of(java.time.Duration.between(at.get(0).toInstant(), Instant.now()));
+                ? Optional.empty()
+                : Optional.of(Duration.between(at.get(0).toInstant(), Instant.now()));
     }
 }

@@ -2,6 +2,7 @@ package io.paysync.sync;
 
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
+import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -119,7 +120,7 @@ public record SyncSettings(
     private static String defaultWorkerId() {
         String host;
         try {
-            host = java.net.InetAddress.getLocalHost().getHostName();
+            host = InetAddress.getLocalHost().getHostName();
         } catch (Exception e) {
             host = "unknown-host";
         }

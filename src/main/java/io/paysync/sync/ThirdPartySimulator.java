@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.Exchange;
@@ -25,7 +26,7 @@ public class ThirdPartySimulator {
     /** Order numbers always refused. */
     public static final String REJECT = "SIM-REJECT-";
 
-    private final java.util.Set<String> refusedOnce = ConcurrentHashMap.newKeySet();
+    private final Set<String> refusedOnce = ConcurrentHashMap.newKeySet();
 
     private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
     private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
@@ -44,6 +45,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -129,7 +131,7 @@ class ChaosRunTest {
                     await().atMost(Duration.ofSeconds(60 + ORDERS / 20))
                             .pollInterval(Duration.ofSeconds(1))
                             .until(() -> count(observer, UNSYNCED) <= ORDERS / 100);
-                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                } catch (ConditionTimeoutException e) {
                     // the faults stop anyway; settling decides
                 }
                 System.out.printf("chaos run: faults stopped after %d s%n", secondsSince(started));
@@ -165,7 +167,7 @@ class ChaosRunTest {
             }
         }
         assertThat(workerLogs).as("worker logs").isNotEmpty();
-        assertThat(io.paysync.support.LogHygiene.leaks(workerLogs.toString()))
+        assertThat(LogHygiene.leaks(workerLogs.toString()))
                 .as("leaks in the worker logs")
                 .isEmpty();
 
@@ -459,7 +461,7 @@ class ChaosRunTest {
                         workers.restartAllDead();
                         return count(observer, UNSYNCED) == 0;
                     });
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
+        } catch (ConditionTimeoutException e) {
             // the checker reports what never settled as lost
         }
         System.out.printf(
@@ -659,7 +661,7 @@ class ChaosRunTest {
                 await().atMost(Duration.ofSeconds(90))
                         .pollInterval(Duration.ofMillis(200))
                         .until(() -> isReady(ports[i]) || !p.process().isAlive());
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new AssertionError("worker " + i + " did not get ready:\n" + p.output(), e);
             }
             if (!p.process().isAlive()) {

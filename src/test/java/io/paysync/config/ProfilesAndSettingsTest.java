@@ -16,6 +16,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.awaitility.Awaitility;
@@ -193,7 +194,7 @@ class ProfilesAndSettingsTest {
     }
 
     private WorkerProcess start(Map<String, String> env, List<String> jvmArgs) throws IOException {
-        Map<String, String> sysProps = new java.util.LinkedHashMap<>();
+        Map<String, String> sysProps = new LinkedHashMap<>();
         for (String arg : jvmArgs) {
             String[] kv = arg.substring(2).split("=", 2);
             sysProps.put(kv[0], kv[1]);

@@ -7,10 +7,20 @@ import io.paysync.support.HostileBodies;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HexFormat;
 import java.util.List;
@@ -21,7 +31,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Collectors;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -416,7 +428,7 @@ public abstract class DatabaseSuite {
         assertThat(logged.get("body_sha256").toString().trim()).isEqualTo(sha256(body));
 
         byte[] exactly = new byte[64 * 1024];
-        java.util.Arrays.fill(exactly, (byte) ' ');
+        Arrays.fill(exactly, (byte) ' ');
         byte[] json = PaysyncInstance.callbackBody("A-1", "gw_1", "19.99", "EUR", null)
                 .getBytes(StandardCharsets.UTF_8);
         System.arraycopy(json, 0, exactly, 0, json.length);
@@ -569,9 +581,9 @@ public abstract class DatabaseSuite {
         app.createOrder("A-2", "1.00", "EUR");
         app.execute("UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-1'");
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute(
+        Assertions.assertThatThrownBy(() -> app.execute(
                         "UPDATE orders SET payment_transaction_id = 'gw_direct' WHERE order_number = 'A-2'"))
-                .isInstanceOf(java.sql.SQLException.class);
+                .isInstanceOf(SQLException.class);
         assertThat(app.count("SELECT COUNT(*) FROM orders WHERE payment_transaction_id = 'gw_direct'"))
                 .isEqualTo(1);
     }
@@ -700,13 +712,13 @@ public abstract class DatabaseSuite {
     @Test
     void should_forbid_caching_of_api_answers() throws Exception {
         app.createOrder("A-1", "19.99", "EUR");
-        java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+        HttpClient http = HttpClient.newHttpClient();
         for (String path : List.of("/api/orders/A-1", "/api/orders/NOPE", "/api/admin/stats")) {
-            java.net.http.HttpResponse<String> r = http.send(
-                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(app.baseUrl() + path))
+            HttpResponse<String> r = http.send(
+                    HttpRequest.newBuilder(URI.create(app.baseUrl() + path))
                             .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
                             .build(),
-                    java.net.http.HttpResponse.BodyHandlers.ofString());
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("no-store");
         }
     }
@@ -772,12 +784,12 @@ public abstract class DatabaseSuite {
 
     /** An order that was paid at the given time and is now in the given sync state. */
     private void insertPaid(String orderNumber, String syncStatus, Instant paidAt) throws Exception {
-        try (java.sql.Connection c = app.database().connect();
-                java.sql.PreparedStatement ps = c.prepareStatement(
+        try (Connection c = app.database().connect();
+                PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
                                 + "payment_transaction_id, third_party_guid, created_at, paid_at) "
                                 + "VALUES (?, 1.00, 'EUR', 'Paid', ?, 0, ?, ?, ?, ?)")) {
-            java.time.OffsetDateTime paid = paidAt.atOffset(java.time.ZoneOffset.UTC);
+            OffsetDateTime paid = paidAt.atOffset(ZoneOffset.UTC);
             ps.setString(1, orderNumber);
             ps.setString(2, syncStatus);
             ps.setString(3, "gw_" + orderNumber);
@@ -1169,14 +1181,14 @@ public abstract class DatabaseSuite {
     @Test
     void should_keep_the_callbacks_log_append_only_where_the_schema_can_enforce_it() throws Exception {
         app.callback("NOPE-9", "gw_9", "1.00", "EUR", "succeeded");
-        org.junit.jupiter.api.Assumptions.assumeFalse(
+        Assumptions.assumeFalse(
                 app.database().url().startsWith("jdbc:h2:"),
                 "H2 triggers need Java classes; the application only ever inserts there");
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute("UPDATE callbacks SET outcome = 'paid'"))
-                .isInstanceOf(java.sql.SQLException.class);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> app.execute("DELETE FROM callbacks"))
-                .isInstanceOf(java.sql.SQLException.class);
+        Assertions.assertThatThrownBy(() -> app.execute("UPDATE callbacks SET outcome = 'paid'"))
+                .isInstanceOf(SQLException.class);
+        Assertions.assertThatThrownBy(() -> app.execute("DELETE FROM callbacks"))
+                .isInstanceOf(SQLException.class);
         assertThat(app.callbacks())
                 .singleElement()
                 .satisfies(c -> assertThat(c.get("outcome")).isEqualTo("unknown-order"));
@@ -1189,7 +1201,7 @@ public abstract class DatabaseSuite {
                                 + "sync_failure_fingerprint = ?, last_sync_error = ?, dead_lettered_at = ? WHERE order_number = ?")) {
             ps.setString(1, fingerprint);
             ps.setString(2, "gave up: " + order);
-            ps.setObject(3, java.time.OffsetDateTime.parse(at.replace(' ', 'T') + "Z"));
+            ps.setObject(3, OffsetDateTime.parse(at.replace(' ', 'T') + "Z"));
             ps.setString(4, order);
             assertThat(ps.executeUpdate()).isEqualTo(1);
         }

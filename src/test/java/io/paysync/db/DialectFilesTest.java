@@ -3,6 +3,7 @@ package io.paysync.db;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.paysync.sync.SyncSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -133,7 +134,7 @@ class DialectFilesTest {
                 .startsWith("WITH batch AS ( SELECT TOP (:#batchSize) * FROM orders WITH (UPDLOCK, READPAST, ROWLOCK")
                 .contains(") UPDATE batch SET sync_status = N'Processing'", "OUTPUT inserted.id, inserted.order_number")
                 .doesNotContain("TABLOCK", "NOLOCK", "PAGLOCK");
-        assertThat(io.paysync.sync.SyncSettings.MAX_BATCH_SIZE)
+        assertThat(SyncSettings.MAX_BATCH_SIZE)
                 .as("far below the 5,000-lock escalation")
                 .isLessThanOrEqualTo(1000);
     }

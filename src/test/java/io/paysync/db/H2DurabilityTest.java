@@ -13,6 +13,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.Appender;
+import org.apache.logging.log4j.core.Logger;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.WriterAppender;
 import org.apache.logging.log4j.core.layout.PatternLayout;
@@ -80,7 +81,7 @@ class H2DurabilityTest {
                         PatternLayout.newBuilder().withPattern("%level %msg%n").build())
                 .build();
         appender.start();
-        org.apache.logging.log4j.core.Logger db = ctx.getLogger(Database.class.getName());
+        Logger db = ctx.getLogger(Database.class.getName());
         db.addAppender(appender);
         try (PaysyncInstance app = PaysyncInstance.start(
                 new TestDatabase() {

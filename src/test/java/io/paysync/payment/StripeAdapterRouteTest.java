@@ -10,9 +10,12 @@ import io.paysync.support.TestDatabase;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
+import org.apache.camel.Exchange;
+import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -155,7 +158,7 @@ class StripeAdapterRouteTest {
         long now = Instant.now().getEpochSecond();
         var before = app.snapshot();
 
-        Map<String, String> attempts = new java.util.LinkedHashMap<>();
+        Map<String, String> attempts = new LinkedHashMap<>();
         attempts.put("other secret", stripeSignature(OTHER_SECRET, now, payload));
         attempts.put("tampered body", stripeSignature(STRIPE_SECRET, now, payload.replace("1000", "1")));
         attempts.put("stale timestamp", stripeSignature(STRIPE_SECRET, now - 310, payload));
@@ -248,7 +251,7 @@ class StripeAdapterRouteTest {
     @Test
     void should_refuse_a_mapped_event_whose_route_skipped_the_signature_check() {
         PaymentCallbackHandler handler = app.bean("paymentCallbackHandler", PaymentCallbackHandler.class);
-        org.apache.camel.Exchange exchange = new org.apache.camel.support.DefaultExchange(app.camelContext());
+        Exchange exchange = new DefaultExchange(app.camelContext());
         exchange.setProperty("orderNumber", "S-1");
 
         assertThatThrownBy(() -> handler.handleMapped(exchange))

@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -56,7 +57,7 @@ class H2SettlementProcessTest {
                         .pollInterval(Duration.ofMillis(20))
                         .ignoreExceptions()
                         .until(() -> paidSoFar(port) >= 2000);
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
             }
             victim.kill();

@@ -17,6 +17,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -81,7 +82,7 @@ class SettlementProcessTest {
                         .until(() -> seeder.count(
                                         "SELECT COUNT(*) FROM settlement_files WHERE state = 'Applying' AND rows_done >= 2000")
                                 == 1);
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
             }
             // The database's claim keeps instances apart, not a marker file beside it: a marker left by the dead
@@ -135,7 +136,7 @@ class SettlementProcessTest {
                 JsonNode report;
                 try {
                     report = SettlementSuite.awaitReport(inbox, ".done", "large.csv", Duration.ofMinutes(4));
-                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                } catch (ConditionTimeoutException e) {
                     throw new AssertionError("no report:\n" + worker.output(), e);
                 }
                 assertThat(SettlementSuite.counts(report)).isEqualTo(SettlementSuite.expected("paid", rows));

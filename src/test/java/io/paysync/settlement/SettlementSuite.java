@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -322,7 +323,7 @@ public abstract class SettlementSuite {
             file.toFile().setLastModified(System.currentTimeMillis());
             assertThat(app.column("W-1", "payment_status")).isEqualTo("Pending");
         }
-        Files.writeString(file, "W-2,gw_w2,10.00,EUR,succeeded\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(file, "W-2,gw_w2,10.00,EUR,succeeded\n", StandardOpenOption.APPEND);
 
         assertThat(counts(awaitReport(".done", "slow.csv"))).isEqualTo(expected("paid", 2));
     }

@@ -34,8 +34,8 @@ class LogHygieneTest {
     @Test
     void should_pass_the_lines_paysync_really_writes() {
         assertThat(LogHygiene.leaks("""
-                INFO io.paysync.payment.PaymentReconciliation - Order A-1: reconciled as paid from the gateway's status API
-                WARN io.paysync.sync.SyncOutcomes - Order A-1: complete updated no row: claim \
+                INFO PaymentReconciliation - Order A-1: reconciled as paid from the gateway's status API
+                WARN SyncOutcomes - Order A-1: complete updated no row: claim \
                 5b1e0c2a-9f1d-4c55-8a43-0f1e2d3c4b5a is no longer ours (its lease expired and another worker took \
                 the order over); nothing recorded
                 """)).isEmpty();

@@ -12,19 +12,24 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.camel.CamelContext;
 import org.apache.camel.main.Main;
 
 /** A real Paysync runtime in this JVM, on a free port, with an HTTP client and direct database access. */
@@ -112,17 +117,17 @@ public final class PaysyncInstance implements AutoCloseable {
         return main.getCamelContext().getRegistry().lookupByNameAndType(name, type);
     }
 
-    public org.apache.camel.CamelContext camelContext() {
+    public CamelContext camelContext() {
         return main.getCamelContext();
     }
 
     /** Inserts orders that are already Paid (as if their callbacks had arrived), in one batch. */
     public void insertPaidOrders(String prefix, int count) throws SQLException {
         try (Connection c = database.connect();
-                java.sql.PreparedStatement ps = c.prepareStatement(
+                PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
                                 + "payment_transaction_id, created_at, paid_at) VALUES (?, 10.00, 'EUR', 'Paid', 'Pending', 0, ?, ?, ?)")) {
-            java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+            OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
             for (int i = 0; i < count; i++) {
                 ps.setString(1, prefix + i);
                 ps.setString(2, "gw_" + prefix + i);
@@ -137,10 +142,10 @@ public final class PaysyncInstance implements AutoCloseable {
     /** Inserts Pending orders {@code prefix0..} of 10.00 EUR, in batches (as many as a settlement benchmark needs). */
     public void insertPendingOrders(String prefix, int count) throws SQLException {
         try (Connection c = database.connect();
-                java.sql.PreparedStatement ps = c.prepareStatement(
+                PreparedStatement ps = c.prepareStatement(
                         "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, sync_attempts, "
                                 + "created_at) VALUES (?, 10.00, 'EUR', 'Pending', 'Pending', 0, ?)")) {
-            java.time.OffsetDateTime now = java.time.OffsetDateTime.now(java.time.ZoneOffset.UTC);
+            OffsetDateTime now = OffsetDateTime.now(ZoneOffset.UTC);
             for (int i = 0; i < count; i++) {
                 ps.setString(1, prefix + i);
                 ps.setObject(2, now);
@@ -156,8 +161,7 @@ public final class PaysyncInstance implements AutoCloseable {
     /** One column of one order, as a string (null if absent). */
     public String column(String orderNumber, String column) throws SQLException {
         try (Connection c = database.connect();
-                java.sql.PreparedStatement ps =
-                        c.prepareStatement("SELECT " + column + " FROM orders WHERE order_number = ?")) {
+                PreparedStatement ps = c.prepareStatement("SELECT " + column + " FROM orders WHERE order_number = ?")) {
             ps.setString(1, orderNumber);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
@@ -323,7 +327,7 @@ public final class PaysyncInstance implements AutoCloseable {
             while (rs.next()) {
                 Map<String, Object> row = new LinkedHashMap<>();
                 for (int i = 1; i <= md.getColumnCount(); i++) {
-                    String name = md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT);
+                    String name = md.getColumnLabel(i).toLowerCase(Locale.ROOT);
                     row.put(name, name.equals("body") ? rs.getBytes(i) : rs.getObject(i));
                 }
                 rows.add(row);

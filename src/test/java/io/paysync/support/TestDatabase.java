@@ -1,5 +1,6 @@
 package io.paysync.support;
 
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -50,7 +51,7 @@ public abstract class TestDatabase implements AutoCloseable {
      * An H2 database in a file under {@code folder}, for tests that run Paysync in a process of their own on it (one
      * process at a time has the file open).
      */
-    public static TestDatabase h2File(java.nio.file.Path folder) {
+    public static TestDatabase h2File(Path folder) {
         return new Fixed("jdbc:h2:file:" + folder.resolve("paysync").toAbsolutePath(), "sa", H2_PASSWORD);
     }
 

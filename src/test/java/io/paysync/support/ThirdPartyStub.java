@@ -5,11 +5,14 @@ import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
@@ -18,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -109,7 +113,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private final Map<String, Deque<Step>> scriptPerOrder = new ConcurrentHashMap<>();
     private volatile Step always;
     private volatile boolean idempotent = true;
-    private volatile java.util.function.Function<Request, Step> faults;
+    private volatile Function<Request, Step> faults;
     private volatile Observer observer = new Observer() {};
     private final CountDownLatch released = new CountDownLatch(1);
     private final int port;
@@ -158,7 +162,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     }
 
     /** Chooses the step for every request not covered by {@link #always} or a script (null: no faults). */
-    public ThirdPartyStub faults(java.util.function.Function<Request, Step> chooser) {
+    public ThirdPartyStub faults(Function<Request, Step> chooser) {
         this.faults = chooser;
         return this;
     }
@@ -239,16 +243,15 @@ public final class ThirdPartyStub implements AutoCloseable {
             if ("GET".equals(method)) {
                 String q = ex.getRequestURI().getRawQuery();
                 orderNumber = q != null && q.startsWith("orderNumber=")
-                        ? java.net.URLDecoder.decode(q.substring(12), StandardCharsets.UTF_8)
+                        ? URLDecoder.decode(q.substring(12), StandardCharsets.UTF_8)
                         : null;
             } else {
                 Matcher m = ORDER_NUMBER.matcher(body);
                 orderNumber = m.find() ? m.group(1) : null;
             }
-            Map<String, List<String>> headers = new java.util.TreeMap<>();
+            Map<String, List<String>> headers = new TreeMap<>();
             ex.getRequestHeaders()
-                    .forEach((name, values) ->
-                            headers.put(name.toLowerCase(java.util.Locale.ROOT), List.copyOf(values)));
+                    .forEach((name, values) -> headers.put(name.toLowerCase(Locale.ROOT), List.copyOf(values)));
             Request request = new Request(
                     method,
                     orderNumber,
@@ -290,7 +293,7 @@ public final class ThirdPartyStub implements AutoCloseable {
                 Deque<Step> script = scriptPerOrder.get(orderNumber);
                 step = script == null ? null : script.poll();
             }
-            java.util.function.Function<Request, Step> chooser = faults;
+            Function<Request, Step> chooser = faults;
             if (step == null && chooser != null) {
                 step = chooser.apply(request);
             }

@@ -8,14 +8,18 @@ import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.WorkerProcess;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -167,7 +171,7 @@ class CallPointCrashTest {
      * worker is killed while BATCH-0's record exists and its completion waits, during BATCH-1's call. BATCH-0 must
      * then be resent with its key and completed with the same record, not lost and not duplicated.
      */
-    @org.junit.jupiter.api.Test
+    @Test
     void should_resend_with_its_key_an_order_whose_completion_was_waiting_to_be_written_when_the_worker_died()
             throws Exception {
         try (TestDatabase db = TestDatabase.postgres();
@@ -184,7 +188,7 @@ class CallPointCrashTest {
                     }
                 });
                 seeder.insertPaidOrders("BATCH-", 2);
-                Map<String, String> tuning = new java.util.HashMap<>(tuning());
+                Map<String, String> tuning = new HashMap<>(tuning());
                 // Completions wait up to a minute; the lease (10 s) outlasts a call (3 s) with room to spare.
                 tuning.put("paysync.sync.completion-flush-ms", "60000");
                 tuning.put("paysync.sync.lease-seconds", "10");
@@ -239,7 +243,7 @@ class CallPointCrashTest {
         }
     }
 
-    private static Map<String, String> env(TestDatabase db, ThirdPartyStub stub) throws java.io.IOException {
+    private static Map<String, String> env(TestDatabase db, ThirdPartyStub stub) throws IOException {
         return WorkerProcess.prodEnv(db, PaysyncInstance.freePort(), stub.url());
     }
 
@@ -294,7 +298,7 @@ class CallPointCrashTest {
                     .until(() -> seeder.count("SELECT COUNT(*) FROM pg_stat_activity"
                                     + " WHERE datname = current_database() AND wait_event_type = 'Lock'")
                             == 1);
-        } catch (org.awaitility.core.ConditionTimeoutException e) {
+        } catch (ConditionTimeoutException e) {
             throw new AssertionError("the worker never reached the point:\n" + worker.output(), e);
         }
     }

@@ -13,6 +13,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,8 +161,7 @@ class ClaimPropertiesTest {
             // Oldest first per payment status (Expired, Failed, Paid: the claimable index's order).
             List<Expected> due = orders.stream()
                     .filter(o -> o.due(at, claim.includeFinalFailures()))
-                    .sorted(java.util.Comparator.comparing((Expected o) -> o.payment)
-                            .thenComparingLong(o -> o.id))
+                    .sorted(Comparator.comparing((Expected o) -> o.payment).thenComparingLong(o -> o.id))
                     .toList();
             List<Expected> expected = due.stream().limit(claim.batchSize()).toList();
             String state = orders.stream().map(Expected::describe).reduce("", (a, b) -> a + "\n  " + b);
@@ -259,7 +260,7 @@ class ClaimPropertiesTest {
     }
 
     private static <T> T weighted(Random random, T[] values, int[] weights) {
-        int total = java.util.Arrays.stream(weights).sum();
+        int total = Arrays.stream(weights).sum();
         int pick = random.nextInt(total);
         for (int i = 0; i < values.length; i++) {
             pick -= weights[i];

@@ -6,7 +6,9 @@ import com.jayway.jsonpath.JsonPath;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
 import java.time.Duration;
+import javax.net.ssl.SSLHandshakeException;
 import org.apache.hc.client5.http.ConnectTimeoutException;
 import org.apache.hc.client5.http.HttpHostConnectException;
 import org.apache.hc.core5.http.NoHttpResponseException;
@@ -91,12 +93,11 @@ class ClassificationTest {
                         new RuntimeException("wrapped", new SocketTimeoutException("Read timed out"))))
                 .as("found in the cause chain")
                 .isEqualTo("timeout");
-        assertThat(SyncFailure.fingerprint(new java.net.UnknownHostException("nowhere")))
-                .isEqualTo("unknown-host");
+        assertThat(SyncFailure.fingerprint(new UnknownHostException("nowhere"))).isEqualTo("unknown-host");
         assertThat(SyncFailure.fingerprint(new NoHttpResponseException("no response")))
                 .isEqualTo("no-http-response");
         assertThat(SyncFailure.fingerprint(new IOException("Connection reset"))).isEqualTo("io");
-        assertThat(SyncFailure.fingerprint(new javax.net.ssl.SSLHandshakeException("bad cert")))
+        assertThat(SyncFailure.fingerprint(new SSLHandshakeException("bad cert")))
                 .isEqualTo("ssl-handshake");
         assertThat(SyncFailure.fingerprint(null)).isEqualTo("unknown");
         assertThat(SyncFailure.kebab("HTTPServerErrorException")).isEqualTo("http-server-error");

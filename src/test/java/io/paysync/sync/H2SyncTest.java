@@ -1,9 +1,11 @@
 package io.paysync.sync;
 
+import io.paysync.support.LogHygiene;
 import io.paysync.support.TestDatabase;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** The sync suite on H2; its log, third-party faults included, must not leak secrets (scenario 22). */
-@org.junit.jupiter.api.extension.ExtendWith(io.paysync.support.LogHygiene.class)
+@ExtendWith(LogHygiene.class)
 class H2SyncTest extends SyncSuite {
 
     @Override

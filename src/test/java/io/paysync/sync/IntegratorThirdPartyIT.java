@@ -21,12 +21,14 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -108,7 +110,7 @@ class IntegratorThirdPartyIT {
                                         .json()
                                         .path("syncStatus")
                                         .asText()));
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new AssertionError(
                         order + " never Completed; Ledger saw " + ledger.requests + "\n" + paysync.output(), e);
             }
@@ -177,7 +179,7 @@ class IntegratorThirdPartyIT {
         private void handle(HttpExchange ex) throws IOException {
             try (ex) {
                 Map<String, String> headers = new HashMap<>();
-                ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(java.util.Locale.ROOT), v.get(0)));
+                ex.getRequestHeaders().forEach((k, v) -> headers.put(k.toLowerCase(Locale.ROOT), v.get(0)));
                 String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
                 String target = ex.getRequestURI().toString();
                 requests.add(new Request(ex.getRequestMethod(), target, headers, body));

@@ -4,7 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
 import java.time.Duration;
+import java.util.Properties;
+import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.Test;
 
 /** Settings that would let two workers hold one order at once are refused at start, with the reason. */
@@ -37,14 +40,14 @@ class SyncSettingsTest {
 
     /** Settings read the way the runtime reads them, from these properties and a third-party URL. */
     private static SyncSettings fromProperties(String... keyValues) {
-        org.apache.camel.impl.DefaultCamelContext context = new org.apache.camel.impl.DefaultCamelContext();
-        java.util.Properties props = new java.util.Properties();
+        DefaultCamelContext context = new DefaultCamelContext();
+        Properties props = new Properties();
         props.put("paysync.third-party.url", "https://records.example");
         for (int i = 0; i < keyValues.length; i += 2) {
             props.put(keyValues[i], keyValues[i + 1]);
         }
         context.getPropertiesComponent().setOverrideProperties(props);
-        return SyncSettings.from(new io.paysync.config.Settings(context, "prod"));
+        return SyncSettings.from(new Settings(context, "prod"));
     }
 
     @Test

@@ -15,6 +15,7 @@ import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
@@ -406,7 +407,7 @@ class SyncStateMachinePropertiesTest {
         }
 
         /** Anomalies the callbacks recorded (the sync's in-doubt dead letters record their own kind). */
-        long callbackAnomalies() throws java.sql.SQLException {
+        long callbackAnomalies() throws SQLException {
             return app.count("SELECT COUNT(*) FROM anomalies WHERE kind <> 'sync-in-doubt'");
         }
 
@@ -575,7 +576,7 @@ class SyncStateMachinePropertiesTest {
                                 + " a.order_number WHERE a.kind = 'sync-in-doubt' AND o.payment_status <> 'Paid'"))
                         .as("sync-in-doubt anomalies on orders that are not Paid%s", story())
                         .isZero();
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -647,7 +648,7 @@ class SyncStateMachinePropertiesTest {
                             .as("attempts of %s", where)
                             .isLessThanOrEqualTo(MAX_ATTEMPTS + 1);
                 }
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -682,7 +683,7 @@ class SyncStateMachinePropertiesTest {
                                 .isEqualTo(currentClaim.get(order));
                     }
                 }
-            } catch (java.sql.SQLException e) {
+            } catch (SQLException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -768,7 +769,7 @@ class SyncStateMachinePropertiesTest {
         }
 
         /** order number -> payment, sync, transaction, guid, attempts, claim token, lease, last error. */
-        private Map<String, String[]> rows() throws java.sql.SQLException {
+        private Map<String, String[]> rows() throws SQLException {
             Map<String, String[]> rows = new LinkedHashMap<>();
             try (Connection c = database.connect();
                     Statement s = c.createStatement();

@@ -4,17 +4,41 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.order.PaymentStatus;
+import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestClock;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.apache.camel.CamelContext;
+import org.apache.camel.builder.AdviceWith;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -134,12 +158,12 @@ public abstract class SyncSuite {
         worker();
         app.createOrder("DUP-1", "10.00", "EUR");
         byte[] body = PaysyncInstance.callbackBody("DUP-1", "gw_dup", "10.00", "EUR", "succeeded")
-                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                .getBytes(StandardCharsets.UTF_8);
         String[] headers = PaysyncInstance.signatureHeaders(
-                body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
-        java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(20);
-        List<java.util.concurrent.Future<Response>> answers = new ArrayList<>();
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(20);
+        List<Future<Response>> answers = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             answers.add(pool.submit(() -> {
                 go.await();
@@ -149,7 +173,7 @@ public abstract class SyncSuite {
         go.countDown();
         List<String> outcomes = new ArrayList<>();
         for (var f : answers) {
-            outcomes.add(f.get(30, java.util.concurrent.TimeUnit.SECONDS).outcome());
+            outcomes.add(f.get(30, TimeUnit.SECONDS).outcome());
         }
         pool.shutdown();
 
@@ -190,7 +214,7 @@ public abstract class SyncSuite {
      */
     @Test
     void should_send_exactly_the_documented_create_request() throws Exception {
-        io.paysync.support.LogHygiene.SECRETS.add("third-party-token-0001");
+        LogHygiene.SECRETS.add("third-party-token-0001");
         PaysyncInstance app = worker(Map.of(
                 "paysync.third-party.auth", "bearer", "paysync.third-party.auth.token", "third-party-token-0001"));
         paidOrder(app, "REQ-1");
@@ -217,15 +241,15 @@ public abstract class SyncSuite {
         assertThat(body.get("currency").asText()).isEqualTo("EUR");
         assertThat(body.get("paid").isBoolean() && body.get("paid").booleanValue())
                 .isTrue();
-        assertThat(java.time.Instant.parse(body.get("paidAt").asText()))
-                .isEqualTo(java.time.Instant.parse(
+        assertThat(Instant.parse(body.get("paidAt").asText()))
+                .isEqualTo(Instant.parse(
                         app.get("/api/orders/REQ-1").json().get("paidAt").asText()));
     }
 
     /** The lookup of an in-doubt order, with an API-key header: GET, the order number URL-encoded, no body. */
     @Test
     void should_send_exactly_the_documented_lookup_request() throws Exception {
-        io.paysync.support.LogHygiene.SECRETS.add("third-party-key-0001");
+        LogHygiene.SECRETS.add("third-party-key-0001");
         stub.idempotent(false);
         stub.script("REQ-L:2", Step.of(Fault.CREATE_THEN_DROP));
         PaysyncInstance app = worker(Map.of(
@@ -472,8 +496,8 @@ public abstract class SyncSuite {
         Map<String, String> props = new HashMap<>(extra);
         props.put("paysync.sync.enabled", "false"); // the route is started by hand, after its timer is replaced
         PaysyncInstance app = worker(props);
-        org.apache.camel.CamelContext camel = app.camelContext();
-        org.apache.camel.builder.AdviceWith.adviceWith(camel, "paid-order-sync", a -> a.replaceFromWith("direct:tick"));
+        CamelContext camel = app.camelContext();
+        AdviceWith.adviceWith(camel, "paid-order-sync", a -> a.replaceFromWith("direct:tick"));
         camel.getRouteController().startRoute("paid-order-sync");
         return app;
     }
@@ -481,8 +505,8 @@ public abstract class SyncSuite {
     private static void tick(PaysyncInstance app) {
         try (var template = app.camelContext().createProducerTemplate()) {
             template.sendBody("direct:tick", null);
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -530,7 +554,7 @@ public abstract class SyncSuite {
                 "paysync.sync.in-process-retries",
                 "0"));
         app.insertPaidOrders("GROUP-", 4);
-        var ticking = java.util.concurrent.CompletableFuture.runAsync(() -> tick(app));
+        var ticking = CompletableFuture.runAsync(() -> tick(app));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> stub.requestsFor("GROUP-2") == 1);
         // GROUP-0 and GROUP-1 have their record at the third party; their completion waits in memory, under the lease.
@@ -539,7 +563,7 @@ public abstract class SyncSuite {
         assertThat(app.column("GROUP-1", "sync_status")).isEqualTo("Processing");
 
         stub.releaseHanging();
-        ticking.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        ticking.get(30, TimeUnit.SECONDS);
         assertThat(app.count("SELECT COUNT(*) FROM orders WHERE sync_status = 'Completed'"))
                 .isEqualTo(4);
         // One transaction: one time for all four completions, each with its own history row and the right id.
@@ -569,20 +593,20 @@ public abstract class SyncSuite {
                 "paysync.sync.in-process-retries",
                 "0"));
         app.insertPaidOrders("ALONE-", 2);
-        var ticking = java.util.concurrent.CompletableFuture.runAsync(() -> tick(app));
+        var ticking = CompletableFuture.runAsync(() -> tick(app));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> stub.requestsFor("ALONE-1") == 1);
         assertThat(app.column("ALONE-0", "sync_status")).isEqualTo("Completed");
         assertThat(app.column("ALONE-1", "sync_status")).isEqualTo("Processing");
 
         stub.releaseHanging();
-        ticking.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        ticking.get(30, TimeUnit.SECONDS);
         assertThat(app.column("ALONE-1", "sync_status")).isEqualTo("Completed");
     }
 
     /** The workers named in the causes of the sync transitions to this status ("claim <token> by <worker>"). */
-    private static java.util.Set<String> workers(PaysyncInstance app, String toStatus) throws Exception {
-        java.util.Set<String> workers = new java.util.TreeSet<>();
+    private static Set<String> workers(PaysyncInstance app, String toStatus) throws Exception {
+        Set<String> workers = new TreeSet<>();
         try (var c = app.database().connect();
                 var ps = c.prepareStatement(
                         "SELECT cause FROM order_transitions WHERE machine = 'sync' AND to_status = ?")) {
@@ -608,7 +632,7 @@ public abstract class SyncSuite {
 
     @Test
     void should_retry_every_retryable_fault_with_backoff_then_complete() throws Exception {
-        Map<String, Step[]> faults = new java.util.LinkedHashMap<>();
+        Map<String, Step[]> faults = new LinkedHashMap<>();
         faults.put("F-408", new Step[] {Step.status(408), Step.status(408)});
         faults.put("F-429", new Step[] {Step.status(429, "1"), Step.status(429, "1")});
         faults.put("F-500", new Step[] {Step.status(500), Step.status(500)});
@@ -711,7 +735,7 @@ public abstract class SyncSuite {
 
     @Test
     void should_fingerprint_failures_group_the_dead_letters_and_replay_one_group_once() throws Exception {
-        Map<String, String> expected = new java.util.LinkedHashMap<>();
+        Map<String, String> expected = new LinkedHashMap<>();
         for (String order : List.of("FP-500-1", "FP-500-2", "FP-500-3")) {
             stub.script(order, Step.status(500), Step.status(500));
             expected.put(order, "http-500");
@@ -726,7 +750,7 @@ public abstract class SyncSuite {
         expected.put("FP-NONJSON", "non-json");
         stub.script("FP-NOID", Step.of(Fault.NO_ID), Step.of(Fault.NO_ID));
         expected.put("FP-NOID", "no-id");
-        java.time.Instant start = java.time.Instant.now().minusSeconds(1);
+        Instant start = Instant.now().minusSeconds(1);
         PaysyncInstance app = worker(Map.of("paysync.sync.max-attempts", "2", "paysync.sync.in-process-retries", "0"));
         for (String order : expected.keySet()) {
             paidOrder(app, order);
@@ -749,7 +773,7 @@ public abstract class SyncSuite {
         }
 
         JsonNode groups = app.get("/api/admin/dead-letters/groups", app.admin()).json();
-        Map<String, Integer> counts = new java.util.LinkedHashMap<>();
+        Map<String, Integer> counts = new LinkedHashMap<>();
         groups.forEach(
                 g -> counts.put(g.get("fingerprint").asText(), g.get("count").asInt()));
         assertThat(counts)
@@ -766,8 +790,7 @@ public abstract class SyncSuite {
                     .isEqualTo(g.get("fingerprint").asText());
             assertThat(g.get("example").get("lastSyncError").asText())
                     .isEqualTo(app.column(example, "last_sync_error"));
-            assertThat(java.time.Instant.parse(g.get("oldestFailedAt").asText()))
-                    .isBetween(start, java.time.Instant.now());
+            assertThat(Instant.parse(g.get("oldestFailedAt").asText())).isBetween(start, Instant.now());
         }
 
         Response replay = app.post("/api/admin/dead-letters/groups/http-500/retry", null, new byte[0], app.admin());
@@ -928,9 +951,9 @@ public abstract class SyncSuite {
         ClaimedOrder zombie = new ClaimedOrder(
                 id,
                 "ZOMBIE-0",
-                new java.math.BigDecimal("10.00"),
+                new BigDecimal("10.00"),
                 "EUR",
-                io.paysync.order.PaymentStatus.Paid,
+                PaymentStatus.Paid,
                 "gw_ZOMBIE-0",
                 null,
                 "zombie-token",
@@ -960,13 +983,12 @@ public abstract class SyncSuite {
     @Test
     void should_reclaim_only_expired_leases_and_dead_letter_exhausted_ones_at_exact_clock_boundaries()
             throws Exception {
-        io.paysync.support.TestClock clock = new io.paysync.support.TestClock(
-                java.time.Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        TestClock clock = new TestClock(Instant.now().truncatedTo(ChronoUnit.SECONDS));
         Map<String, String> props =
                 new HashMap<>(Map.of("paysync.sync.enabled", "false", "paysync.sync.max-attempts", "3"));
         PaysyncInstance seeder = worker(props);
         seeder.insertPaidOrders("LEASE-", 6);
-        java.time.Instant now = clock.instant();
+        Instant now = clock.instant();
         // LEASE-0 lease ran out 1 s ago; LEASE-1 still has 1 s; LEASE-2 ran out with every attempt used; LEASE-3 is
         // Completed with an old lease; LEASE-4 is due in 1 s; LEASE-5's lease ends exactly now (not yet expired).
         seeder.execute(leased("LEASE-0", "Processing", now.minusSeconds(1), 1, "dead-worker"));
@@ -1030,23 +1052,22 @@ public abstract class SyncSuite {
     private static void assertThatCount(PaysyncInstance app, String sql, String what, long expected) {
         try {
             assertThat(app.count(sql)).as(what).isEqualTo(expected);
-        } catch (java.sql.SQLException e) {
+        } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
     }
 
-    private static String leased(
-            String order, String syncStatus, java.time.Instant leaseUntil, int attempts, String token) {
+    private static String leased(String order, String syncStatus, Instant leaseUntil, int attempts, String token) {
         return "UPDATE orders SET sync_status = '" + syncStatus + "', lease_until = " + timestamp(leaseUntil)
                 + ", sync_attempts = " + attempts + ", claim_token = '" + token + "' WHERE order_number = '" + order
                 + "'";
     }
 
-    private static String timestamp(java.time.Instant at) {
+    private static String timestamp(Instant at) {
         // A fixed pattern: LocalDateTime.toString() drops ":00" seconds, which H2 refuses (a flake at whole minutes).
         return "TIMESTAMP WITH TIME ZONE '"
-                + java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
-                        .format(java.time.LocalDateTime.ofInstant(at, java.time.ZoneOffset.UTC))
+                + DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
+                        .format(LocalDateTime.ofInstant(at, ZoneOffset.UTC))
                 + "+00:00'";
     }
 

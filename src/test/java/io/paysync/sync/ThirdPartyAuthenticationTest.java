@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.camel.Message;
 import org.apache.camel.impl.DefaultCamelContext;
@@ -43,7 +44,7 @@ class ThirdPartyAuthenticationTest {
     void should_set_the_header_of_each_scheme() {
         assertThat(applied(auth("paysync.third-party.auth", "bearer", "paysync.third-party.auth.token", "t0k"))
                         .getHeaders())
-                .containsExactly(java.util.Map.entry("Authorization", "Bearer t0k"));
+                .containsExactly(Map.entry("Authorization", "Bearer t0k"));
         // RFC 7617's example: Aladdin / open sesame
         assertThat(applied(auth(
                                 "paysync.third-party.auth",
@@ -56,7 +57,7 @@ class ThirdPartyAuthenticationTest {
                 .isEqualTo("Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==");
         assertThat(applied(auth("paysync.third-party.auth", "api-key", "paysync.third-party.auth.api-key", "k-1"))
                         .getHeaders())
-                .containsExactly(java.util.Map.entry("X-API-Key", "k-1"));
+                .containsExactly(Map.entry("X-API-Key", "k-1"));
         assertThat(applied(auth(
                                 "paysync.third-party.auth",
                                 "API-KEY",

@@ -9,9 +9,21 @@ import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Step;
 import io.paysync.support.WorkerProcess;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,7 +60,7 @@ class WorkerCrashTest {
             try {
                 await().atMost(Duration.ofSeconds(60))
                         .until(() -> !stub.requests().isEmpty());
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new AssertionError("the worker never called the third party:\n" + victim.output(), e);
             }
             victim.kill();
@@ -123,39 +135,37 @@ class WorkerCrashTest {
                         "camel.main.jmxEnabled",
                         "false");
                 WorkerProcess victim = WorkerProcess.start(workDir, env, noTimers);
-                java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+                HttpClient http = HttpClient.newHttpClient();
                 await().atMost(Duration.ofSeconds(60))
                         .ignoreExceptions()
                         .until(() -> http.send(
-                                                java.net.http.HttpRequest.newBuilder(java.net.URI.create(
+                                                HttpRequest.newBuilder(URI.create(
                                                                 "http://127.0.0.1:" + port + "/observe/health/ready"))
                                                         .build(),
-                                                java.net.http.HttpResponse.BodyHandlers.discarding())
+                                                HttpResponse.BodyHandlers.discarding())
                                         .statusCode()
                                 == 200);
 
                 // Every callback at once; the JVM dies the moment the tenth "paid" answer is read.
-                Map<String, String> answers = new java.util.concurrent.ConcurrentHashMap<>();
-                java.util.concurrent.atomic.AtomicInteger paid = new java.util.concurrent.atomic.AtomicInteger();
-                java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+                Map<String, String> answers = new ConcurrentHashMap<>();
+                AtomicInteger paid = new AtomicInteger();
+                ExecutorService pool = Executors.newFixedThreadPool(8);
                 for (int i = 0; i < orders; i++) {
                     String order = "ACK-" + i;
                     pool.submit(() -> {
                         byte[] body = PaysyncInstance.callbackBody(order, "gw_" + order, "10.00", "EUR", "succeeded")
-                                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
-                        var b = java.net.http.HttpRequest.newBuilder(
-                                        java.net.URI.create("http://127.0.0.1:" + port + "/api/payments/callback"))
+                                .getBytes(StandardCharsets.UTF_8);
+                        var b = HttpRequest.newBuilder(
+                                        URI.create("http://127.0.0.1:" + port + "/api/payments/callback"))
                                 .header("Content-Type", "application/json")
-                                .POST(java.net.http.HttpRequest.BodyPublishers.ofByteArray(body));
+                                .POST(HttpRequest.BodyPublishers.ofByteArray(body));
                         String[] h = PaysyncInstance.signatureHeaders(
-                                body,
-                                PaysyncInstance.SECRET,
-                                java.time.Instant.now().getEpochSecond());
+                                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
                         for (int k = 0; k < h.length; k += 2) {
                             b.header(h[k], h[k + 1]);
                         }
                         try {
-                            var r = http.send(b.build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                            var r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
                             answers.put(order, r.statusCode() + " " + r.body());
                             if (r.statusCode() == 200
                                     && r.body().contains("\"paid\"")
@@ -169,8 +179,7 @@ class WorkerCrashTest {
                     });
                 }
                 pool.shutdown();
-                assertThat(pool.awaitTermination(60, java.util.concurrent.TimeUnit.SECONDS))
-                        .isTrue();
+                assertThat(pool.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
                 assertThat(victim.process().isAlive()).isFalse();
 
                 // Restarted (the same database), every acknowledged payment is there.

@@ -14,6 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * Judges a {@link History} against the guarantees of docs/contract.md, like Jepsen's total-queue checker: each order is
@@ -137,10 +139,10 @@ public final class HistoryChecker {
         Map<String, Integer> figures = new LinkedHashMap<>();
         figures.put("orders", everyOrder.size());
         finals.values().stream()
-                .collect(java.util.stream.Collectors.groupingBy(
+                .collect(Collectors.groupingBy(
                         f -> "final " + f.paymentStatus() + "/" + f.syncStatus(),
                         TreeMap::new,
-                        java.util.stream.Collectors.summingInt(f -> 1)))
+                        Collectors.summingInt(f -> 1)))
                 .forEach(figures::put);
         List<Callback> allCallbacks = history.all(Callback.class);
         figures.put("callbacks delivered", allCallbacks.size());
@@ -152,16 +154,15 @@ public final class HistoryChecker {
                 allCallbacks.stream().filter(c -> c.status() == 0).count());
         figures.put("third-party requests", history.all(Request.class).size());
         history.all(Answer.class).stream()
-                .collect(java.util.stream.Collectors.groupingBy(
+                .collect(Collectors.groupingBy(
                         a -> "  answered " + a.fault() + (a.status() == 0 ? "" : " " + a.status()),
                         TreeMap::new,
-                        java.util.stream.Collectors.summingInt(a -> 1)))
+                        Collectors.summingInt(a -> 1)))
                 .forEach(figures::put);
         figures.put("third-party records", (int)
                 history.all(Answer.class).stream().filter(Answer::created).count());
         history.all(Fault.class).stream()
-                .collect(java.util.stream.Collectors.groupingBy(
-                        f -> "fault " + f.kind(), TreeMap::new, java.util.stream.Collectors.summingInt(f -> 1)))
+                .collect(Collectors.groupingBy(f -> "fault " + f.kind(), TreeMap::new, Collectors.summingInt(f -> 1)))
                 .forEach(figures::put);
         Set<String> bad = new TreeSet<>();
         problems.forEach((p, orders) -> {
@@ -197,7 +198,7 @@ public final class HistoryChecker {
         problems.computeIfAbsent(problem, p -> new TreeMap<>()).putIfAbsent(order, why);
     }
 
-    private static <T> Map<String, List<T>> group(List<T> items, java.util.function.Function<T, String> key) {
+    private static <T> Map<String, List<T>> group(List<T> items, Function<T, String> key) {
         Map<String, List<T>> map = new HashMap<>();
         for (T t : items) {
             String k = key.apply(t);
