@@ -1,5 +1,5 @@
 /*
- * Paysync: the two state machines of CONTRACT.md §1, with concurrent sync workers, crashes, stalled
+ * Paysync: the two state machines of docs/contract.md, with concurrent sync workers, crashes, stalled
  * workers (zombies), lost third-party responses, and gateway callbacks that are duplicated or out of order.
  * The step-by-step mapping to the SQL files and routes is in model/README.md. Check with: bash model/check.sh
  *

@@ -58,7 +58,7 @@ import org.junit.jupiter.api.TestFactory;
 /**
  * Reliability scenario 20: random action chains of callbacks (valid, duplicate, forged, mismatched, conflicting,
  * failures out of order), worker ticks, workers that stop mid-way and wake up later, third-party faults, circuit
- * breaker states, clock moves, expiry runs and operator retries. After every step the invariants of CONTRACT §1 are
+ * breaker states, clock moves, expiry runs and operator retries. After every step the invariants of docs/contract.md are
  * checked against the database and the stub; at the end of every chain the faults are cleared, time moves on and
  * the worker runs until quiet: every Paid order is then Completed, with exactly one record at the third party.
  *
@@ -287,7 +287,7 @@ class SyncStateMachinePropertiesTest {
             long timestamp,
             boolean authentic) {}
 
-    /** What the callback table of CONTRACT §3 says the answer is, and whether it leaves an anomaly. */
+    /** What the callback answers (openapi/paysync.yaml, docs/gateways.md) say it is, and whether it leaves an anomaly. */
     record Expected(int status, String outcomeOrError, boolean anomaly) {}
 
     static final class World {
@@ -411,7 +411,7 @@ class SyncStateMachinePropertiesTest {
             return app.count("SELECT COUNT(*) FROM anomalies WHERE kind <> 'sync-in-doubt'");
         }
 
-        /** The callback table of CONTRACT §3, applied to the model (and moving it for paid/failed). */
+        /** The callback answers (docs/gateways.md), applied to the model (and moving it for paid/failed). */
         Expected expect(SentCallback c) {
             if (!c.authentic() || Math.abs(clock.instant().getEpochSecond() - c.timestamp()) > TOLERANCE_SECONDS) {
                 return new Expected(401, "invalid-signature", false);
