@@ -35,6 +35,11 @@ public final class TransitionLog {
             String fingerprint) {
 
         /** A gateway callback, identified by its {@code webhook-id}. */
+        /** A gateway's word that came with no webhook id: a settlement file's row, named by the text. */
+        public static Cause gateway(String text) {
+            return new Cause(text, GATEWAY, null, null, null, null, null);
+        }
+
         public static Cause callback(String webhookId) {
             return new Cause("callback " + webhookId, GATEWAY, webhookId, null, null, null, null);
         }

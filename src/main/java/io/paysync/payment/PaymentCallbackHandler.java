@@ -142,14 +142,7 @@ public class PaymentCallbackHandler implements Processor {
      * handler an {@link OrderRepository#withSavepoints()} repository then.
      */
     public String settle(CallbackRequest row, String cause) {
-        return apply(
-                row,
-                new Source(
-                        null,
-                        new TransitionLog.Cause(cause, TransitionLog.GATEWAY, null, null, null, null, null),
-                        cause + " says ",
-                        false),
-                NOTHING);
+        return apply(row, new Source(null, TransitionLog.Cause.gateway(cause), cause + " says ", false), NOTHING);
     }
 
     /**

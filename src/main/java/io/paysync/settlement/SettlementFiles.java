@@ -387,7 +387,7 @@ public class SettlementFiles {
                             r.amount(),
                             r.currency(),
                             r.succeeded(),
-                            new TransitionLog.Cause(p.cause(), TransitionLog.GATEWAY, null, null, null, null, null)));
+                            TransitionLog.Cause.gateway(p.cause())));
                 }
             }
             int[] moved = orders.markAll(marks);
@@ -395,7 +395,7 @@ public class SettlementFiles {
                 Parsed p = parsed.get(i);
                 String outcome = moved[i] == 1
                         ? (p.request().succeeded() ? "paid" : "failed")
-                        : settle(run, p.row(), p.request(), p.cause(), rows);
+                        : settle(p.request(), p.cause(), rows);
                 if (outcome != null) {
                     run.report.count(outcome);
                 }
@@ -459,11 +459,10 @@ public class SettlementFiles {
     /** The row's outcome (null once it is counted as malformed), applied through the callback's own handling. */
     private String outcome(Run run, SettlementRow row, PaymentCallbackHandler handler) {
         Parsed p = parse(run, row);
-        return p.request() == null ? p.outcome() : settle(run, row, p.request(), p.cause(), handler);
+        return p.request() == null ? p.outcome() : settle(p.request(), p.cause(), handler);
     }
 
-    private static String settle(
-            Run run, SettlementRow row, CallbackRequest request, String cause, PaymentCallbackHandler handler) {
+    private static String settle(CallbackRequest request, String cause, PaymentCallbackHandler handler) {
         try {
             return switch (handler.settle(request, cause)) {
                 case PaymentCallbackHandler.OUTCOME_PAID -> "paid";
