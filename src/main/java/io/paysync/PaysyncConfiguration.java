@@ -23,6 +23,7 @@ import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.PaymentCallbackHandler;
 import io.paysync.payment.PaymentExpiry;
 import io.paysync.payment.PaymentReconciliation;
+import io.paysync.payment.PaymentRules;
 import io.paysync.security.AccessGate;
 import io.paysync.security.Audiences;
 import io.paysync.security.Doors;
@@ -156,27 +157,23 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
         Registry registry = context.getRegistry();
         registry.bind("dataSource", database.dataSource());
-        registry.bind("orderRepository", orders);
         registry.bind("orderApi", new OrderApi(orders));
+        // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
+        // these rules: one copy of them.
+        PaymentRules rules = new PaymentRules(orders);
+        registry.bind("paymentRules", rules);
         registry.bind(
                 "paymentCallbackHandler",
                 new PaymentCallbackHandler(
                         verifier,
-                        orders,
+                        rules,
+                        clock,
                         new CallbackLog(
                                 database,
                                 refused,
                                 clock,
                                 settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
-        // Reconciliation applies the gateway's answers through the callback handler itself: one copy of the rules.
-        registry.bind(
-                "paymentReconciliation",
-                PaymentReconciliation.from(
-                        settings,
-                        context,
-                        registry.lookupByNameAndType("paymentCallbackHandler", PaymentCallbackHandler.class),
-                        orders));
-        registry.bind("gatewaySimulator", new GatewaySimulator());
+        registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
         registry.bind(
                 "adminApi",
                 new AdminApi(
@@ -238,6 +235,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         context,
                         database,
                         orders,
+                        rules,
                         clock,
                         TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
                                 + UUID.randomUUID().toString().substring(0, 8),
@@ -245,7 +243,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("settlementRows", new SettlementRows());
         // routes/adapters/stripe-settlement.camel.yaml: its folder, checked once the canonical inbox is known.
         SettlementAdapters.configure(settings, context);
-        registry.bind("thirdPartySimulator", new ThirdPartySimulator());
+        // The simulators answer as a third party and as a gateway would: only where nothing real is at stake.
+        if (settings.isDev()) {
+            registry.bind("thirdPartySimulator", new ThirdPartySimulator());
+            registry.bind("gatewaySimulator", new GatewaySimulator());
+        }
         registry.bind("httpResponder", new HttpResponder());
         // Taken by the management server for /observe/jolokia instead of its own: the profile's access policy.
         registry.bind(JolokiaPlatformHttpPlugin.NAME, jolokia);

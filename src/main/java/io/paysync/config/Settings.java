@@ -99,6 +99,17 @@ public final class Settings {
     }
 
     /**
+     * A whole number that a route reads as {@code {{key}}} rather than Java: checked here, so a value out of range
+     * refuses the start instead of failing a consumer later, and handed to the route as the value checked (the
+     * default when unset), so the route and this check never disagree.
+     */
+    public int routeInt(String key, int defaultValue, int min, int max) {
+        int value = getInt(key, defaultValue, min, max);
+        properties.addOverrideProperty(key, String.valueOf(value));
+        return value;
+    }
+
+    /**
      * Fails with one message naming every required setting that is missing. In {@code dev} the profile file provides
      * them all, so this only bites where secrets have no defaults.
      */

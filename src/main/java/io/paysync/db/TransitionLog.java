@@ -34,14 +34,19 @@ public final class TransitionLog {
             String error,
             String fingerprint) {
 
-        /** A gateway callback, identified by its {@code webhook-id}. */
-        /** A gateway's word that came with no webhook id: a settlement file's row, named by the text. */
+        /** A gateway's word that came with no webhook id (a settlement file's row, a status API answer). */
         public static Cause gateway(String text) {
-            return new Cause(text, GATEWAY, null, null, null, null, null);
+            return gateway(text, null);
         }
 
+        /** A gateway's word named by {@code text}, with the id of the event that carried it. */
+        public static Cause gateway(String text, String webhookId) {
+            return new Cause(text, GATEWAY, webhookId, null, null, null, null);
+        }
+
+        /** A gateway callback, identified by its {@code webhook-id}. */
         public static Cause callback(String webhookId) {
-            return new Cause("callback " + webhookId, GATEWAY, webhookId, null, null, null, null);
+            return gateway("callback " + webhookId, webhookId);
         }
 
         /** A sync worker acting under its claim. */

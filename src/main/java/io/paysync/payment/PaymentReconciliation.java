@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The Java side of {@code routes/payment-reconciliation.camel.yaml}: which orders to ask the gateway about, the
  * request, and what its answer means. A final answer ({@code succeeded} or {@code failed}) goes through
- * {@link PaymentCallbackHandler#reconcile}, so the checks (amount and currency, transaction binding) and the guarded
- * transitions are the callback's own. Anything else ({@code pending}, an order the gateway does not know, an error, no
+ * {@link PaymentRules}, so the checks (amount and currency, transaction binding) and the guarded transitions
+ * are the callback's own. Anything else ({@code pending}, an order the gateway does not know, an error, no
  * answer) changes nothing: the order is asked again in a later round until it is final or expires.
  *
  * <p>
@@ -51,7 +51,7 @@ public class PaymentReconciliation {
     /** One order to ask about. */
     public record Candidate(long id, String orderNumber) {}
 
-    private final PaymentCallbackHandler callbacks;
+    private final PaymentRules rules;
     private final OrderRepository orders;
     private final Duration after;
     private final int batchSize;
@@ -63,8 +63,8 @@ public class PaymentReconciliation {
     private volatile int changed;
 
     public PaymentReconciliation(
-            PaymentCallbackHandler callbacks, OrderRepository orders, Duration after, int batchSize) {
-        this.callbacks = callbacks;
+            PaymentRules rules, OrderRepository orders, Duration after, int batchSize) {
+        this.rules = rules;
         this.orders = orders;
         this.after = after;
         this.batchSize = batchSize;
@@ -75,12 +75,12 @@ public class PaymentReconciliation {
      * route appends {@code /payments}).
      */
     public static PaymentReconciliation from(
-            Settings settings, CamelContext context, PaymentCallbackHandler callbacks, OrderRepository orders) {
+            Settings settings, CamelContext context, PaymentRules rules, OrderRepository orders) {
         Duration after =
                 Duration.ofSeconds(settings.getInt("paysync.reconciliation.after-seconds", 300, 1, 31_536_000));
         int batchSize = settings.getInt("paysync.reconciliation.batch-size", 50, 1, 1000);
-        settings.getInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
-        settings.getInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
+        settings.routeInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
+        settings.routeInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
         if (Boolean.parseBoolean(settings.getOrDefault(ENABLED, "false"))) {
             String url = settings.require(STATUS_URL).replaceAll("/+$", "");
             if (!url.matches("(?i)https?://\\S+")) {
@@ -96,7 +96,7 @@ public class PaymentReconciliation {
                         window);
             }
         }
-        return new PaymentReconciliation(callbacks, orders, after, batchSize);
+        return new PaymentReconciliation(rules, orders, after, batchSize);
     }
 
     /** Starts a round: the headers {@code find-reconcilable-orders.sql} reads. */
@@ -183,7 +183,7 @@ public class PaymentReconciliation {
         }
         String outcome;
         try {
-            outcome = callbacks.reconcile(CallbackRequest.parse(json));
+            outcome = rules.apply(CallbackRequest.parse(json), PaymentRules.Source.reconciliation());
         } catch (ApiException e) {
             if (e.status() == 400) {
                 LOG.warn(
@@ -200,8 +200,7 @@ public class PaymentReconciliation {
                     e.code());
             return e.code();
         }
-        if (PaymentCallbackHandler.OUTCOME_PAID.equals(outcome)
-                || PaymentCallbackHandler.OUTCOME_FAILED.equals(outcome)) {
+        if (PaymentRules.moved(outcome)) {
             changed++;
             LOG.info("Order {}: reconciled as {} from the gateway's status API", orderNumber, outcome);
         } else {

@@ -1,11 +1,19 @@
 package io.paysync.settlement;
 
+import java.io.IOException;
+import java.io.Reader;
+import java.io.UncheckedIOException;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.camel.dataformat.csv.CsvRecordConverter;
+import org.apache.commons.csv.CSVFormat;
 import org.apache.commons.csv.CSVParser;
 import org.apache.commons.csv.CSVRecord;
 
@@ -88,5 +96,26 @@ public final class SettlementRows implements CsvRecordConverter<SettlementRow> {
             }
         }
         return missing;
+    }
+
+    /** Why a file cannot be applied at all (a required column missing, a header that is not UTF-8 CSV), or null. */
+    public static String headerRefusal(Path path) throws IOException {
+        CSVFormat format = CSVFormat.DEFAULT
+                .builder()
+                .setHeader()
+                .setSkipHeaderRecord(true)
+                .get();
+        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+                CSVParser parser =
+                        CSVParser.builder().setReader(reader).setFormat(format).get()) {
+            List<String> missing = missing(columns(parser.getHeaderNames()));
+            return missing.isEmpty()
+                    ? null
+                    : "the header lacks the column" + (missing.size() > 1 ? "s " : " ") + String.join(", ", missing);
+        } catch (CharacterCodingException e) {
+            return "the header is not UTF-8 text";
+        } catch (UncheckedIOException | IllegalArgumentException | IllegalStateException e) {
+            return "the header is not a CSV record: " + e.getMessage();
+        }
     }
 }

@@ -258,7 +258,7 @@ public abstract class ReconciliationSuite {
         app.createOrder("R-DONE", "10.00", "EUR");
         app.callback("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded");
         var before = app.snapshot();
-        PaymentCallbackHandler handler = app.bean("paymentCallbackHandler", PaymentCallbackHandler.class);
+        PaymentRules rules = app.bean("paymentRules", PaymentRules.class);
         CallbackRequest same =
                 CallbackRequest.parse(PaysyncInstance.callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "succeeded")
                         .getBytes());
@@ -266,8 +266,8 @@ public abstract class ReconciliationSuite {
                 CallbackRequest.parse(PaysyncInstance.callbackBody("R-DONE", "gw_r_done", "10.00", "EUR", "failed")
                         .getBytes());
 
-        assertThat(handler.reconcile(same)).isEqualTo("already-paid");
-        assertThat(handler.reconcile(stale)).isEqualTo("ignored");
+        assertThat(rules.apply(same, PaymentRules.Source.reconciliation())).isEqualTo("already-paid");
+        assertThat(rules.apply(stale, PaymentRules.Source.reconciliation())).isEqualTo("ignored");
         assertThat(app.snapshot()).isEqualTo(before);
     }
 

@@ -1,0 +1,211 @@
+package io.paysync.payment;
+
+import io.paysync.db.TransitionLog;
+import io.paysync.http.ApiException;
+import io.paysync.order.Money;
+import io.paysync.order.Order;
+import io.paysync.order.OrderRepository;
+import io.paysync.order.PaymentStatus;
+import java.util.Optional;
+import java.util.function.Consumer;
+import org.springframework.dao.DuplicateKeyException;
+
+/**
+ * Decides what a piece of payment news does to an order, whoever brings it: the signed callback, a gateway adapter,
+ * the gateway's status API, a settlement file's row. Each is a {@link Source}; the rules are the same for all: one
+ * guarded UPDATE that checks state, amount and currency at once, and only when it moves nothing a read of the order to
+ * say why (a duplicate is a success; a different amount, an order already final, or a transaction bound to another
+ * order is refused with an anomaly an operator sees). Nothing is decided from a read taken before the UPDATE.
+ *
+ * <p>
+ * Refusals are thrown as {@link ApiException}s with the callback's codes, so an HTTP source answers them as they are
+ * and a batch source counts them by code.
+ */
+public final class PaymentRules {
+
+    public static final String OUTCOME_PAID = "paid";
+    public static final String OUTCOME_ALREADY_PAID = "already-paid";
+    public static final String OUTCOME_FAILED = "failed";
+    public static final String OUTCOME_IGNORED = "ignored";
+
+    /** The cause the history records for a transition made on the gateway status API's answer. */
+    public static final String RECONCILIATION_CAUSE = "reconciliation";
+
+    /**
+     * Where an authentic piece of news came from: the id its anomalies carry, the cause written to the history, how
+     * its anomalies quote it, and whether it repeats itself (then each anomaly is recorded once, not every time).
+     */
+    public record Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {
+
+        /** The signed callback, named by its {@code webhook-id}. */
+        public static Source callback(String webhookId) {
+            return new Source(webhookId, TransitionLog.Cause.callback(webhookId), "callback says ", false);
+        }
+
+        /** An event a gateway adapter in {@code routes/adapters/} verified and mapped. */
+        public static Source gatewayEvent(String gateway, String eventId) {
+            return new Source(
+                    eventId,
+                    TransitionLog.Cause.gateway(gateway + " event " + eventId, eventId),
+                    gateway + " event says ",
+                    false);
+        }
+
+        /** A final answer of the gateway's status API: the same answer comes back every round. */
+        public static Source reconciliation() {
+            return new Source(
+                    null, TransitionLog.Cause.gateway(RECONCILIATION_CAUSE), "gateway status API says ", true);
+        }
+
+        /** A settlement file's row, named by its file and line ({@code cause}). */
+        public static Source settlement(String cause) {
+            return new Source(null, TransitionLog.Cause.gateway(cause), cause + " says ", false);
+        }
+    }
+
+    private final OrderRepository orders;
+
+    public PaymentRules(OrderRepository orders) {
+        this.orders = orders;
+    }
+
+    /**
+     * The same rules whose transitions run under a savepoint inside a caller's transaction (see
+     * {@link OrderRepository#withSavepoints()}): for a source that applies many rows in one transaction.
+     */
+    public PaymentRules withSavepoints() {
+        return new PaymentRules(orders.withSavepoints());
+    }
+
+    /** Applies {@code news} from {@code source}; returns the outcome or throws the refusal. */
+    public String apply(CallbackRequest news, Source source) {
+        return apply(news, source, outcome -> {});
+    }
+
+    /**
+     * As {@link #apply(CallbackRequest, Source)}; {@code withTransition} runs in the transition's transaction, given
+     * the outcome, when the order moves (the callback's audit row, so its hot path is one commit).
+     */
+    public String apply(CallbackRequest news, Source source, Consumer<String> withTransition) {
+        String orderNumber = news.orderNumber();
+        String transactionId = news.transactionId();
+        if (news.succeeded()) {
+            int moved;
+            try {
+                moved = orders.markPaid(
+                        orderNumber,
+                        transactionId,
+                        news.amount(),
+                        news.currency(),
+                        source.cause(),
+                        () -> withTransition.accept(OUTCOME_PAID));
+            } catch (DuplicateKeyException e) {
+                // The unique index refused: this transaction already paid another order (the guard matched, so the
+                // amount and currency are the order's).
+                throw transactionConflict(news, source, orders.orderBoundTo(transactionId));
+            }
+            return moved == 1 ? OUTCOME_PAID : unmovedSuccess(news, source);
+        }
+        if (orders.markFailed(
+                        orderNumber,
+                        transactionId,
+                        news.amount(),
+                        news.currency(),
+                        source.cause(),
+                        () -> withTransition.accept(OUTCOME_FAILED))
+                == 1) {
+            return OUTCOME_FAILED;
+        }
+        return unmovedFailure(news, source);
+    }
+
+    /**
+     * A row of a batch that the batched statements did not move ({@link OrderRepository#markAll}): explained exactly
+     * as after the single statement.
+     */
+    public String explainUnmoved(CallbackRequest news, Source source) {
+        return news.succeeded() ? unmovedSuccess(news, source) : unmovedFailure(news, source);
+    }
+
+    /** Whether an outcome changed the order. */
+    public static boolean moved(String outcome) {
+        return OUTCOME_PAID.equals(outcome) || OUTCOME_FAILED.equals(outcome);
+    }
+
+    /** Zero rows moved by a failure: a different amount is refused, a final order ignores it. */
+    private String unmovedFailure(CallbackRequest news, Source source) {
+        Order current = current(news.orderNumber());
+        requireSameAmount(news, source, current);
+        if (!current.paymentStatus().isFinal()) {
+            throw new IllegalStateException(
+                    "Order " + news.orderNumber() + " is Pending but the guarded update moved no row");
+        }
+        return OUTCOME_IGNORED;
+    }
+
+    /** Zero rows moved by a success: decide from what the order is now. */
+    private String unmovedSuccess(CallbackRequest news, Source source) {
+        String orderNumber = news.orderNumber();
+        String transactionId = news.transactionId();
+        Order current = current(orderNumber);
+        requireSameAmount(news, source, current);
+        if (current.paymentStatus() == PaymentStatus.Paid && transactionId.equals(current.paymentTransactionId())) {
+            return OUTCOME_ALREADY_PAID;
+        }
+        Optional<String> boundTo = orders.orderBoundTo(transactionId);
+        if (boundTo.isPresent() && !boundTo.get().equals(orderNumber)) {
+            throw transactionConflict(news, source, boundTo);
+        }
+        if (current.paymentStatus() == PaymentStatus.Pending) {
+            // Cannot happen under READ COMMITTED (the UPDATE saw the committed row); refuse rather than guess.
+            throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
+        }
+        anomaly(
+                source,
+                "order-not-pending",
+                news,
+                "success " + (source.repeats() ? "answer" : "callback") + " for an order that is "
+                        + current.paymentStatus()
+                        + (current.paymentTransactionId() == null
+                                ? ""
+                                : " by transaction " + current.paymentTransactionId()));
+        throw new ApiException(
+                409, "order-not-pending", "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
+    }
+
+    private Order current(String orderNumber) {
+        return orders.find(orderNumber).orElseThrow(() -> ApiException.unknownOrder(orderNumber));
+    }
+
+    /** News whose amount or currency is not the order's is refused (422) and recorded, whatever the state. */
+    private void requireSameAmount(CallbackRequest news, Source source, Order order) {
+        if (!order.currency().equals(news.currency()) || !Money.sameAmount(order.amount(), news.amount())) {
+            anomaly(
+                    source,
+                    "amount-mismatch",
+                    news,
+                    source.says() + news.amount().toPlainString() + " " + news.currency() + ", order is "
+                            + Money.format(order.amount(), order.currency()) + " " + order.currency());
+            throw new ApiException(
+                    422, "amount-mismatch", "Amount or currency differs from order " + news.orderNumber());
+        }
+    }
+
+    private ApiException transactionConflict(CallbackRequest news, Source source, Optional<String> boundTo) {
+        anomaly(
+                source,
+                "transaction-conflict",
+                news,
+                "transaction " + news.transactionId() + " is already bound to order " + boundTo.orElse("(unknown)"));
+        return new ApiException(
+                409, "transaction-conflict", "Transaction " + news.transactionId() + " is already bound to another order");
+    }
+
+    private void anomaly(Source source, String kind, CallbackRequest news, String detail) {
+        if (source.repeats()) {
+            orders.recordAnomalyOnce(kind, news.orderNumber(), news.transactionId(), source.id(), detail);
+        } else {
+            orders.recordAnomaly(kind, news.orderNumber(), news.transactionId(), source.id(), detail);
+        }
+    }
+}
