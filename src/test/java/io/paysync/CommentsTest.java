@@ -19,12 +19,18 @@ import org.junit.jupiter.api.Test;
 /**
  * Comments say why the code is as it is, never its history: no issue numbers, benchmark labels, run dates or profile
  * percentages (docs/benchmarks.md keeps the measurements), and no reference to a file outside the repository or to a
- * document that is gone. Checked on what ships: src/main, routes/ and application.properties, naming each line.
+ * document that is gone. Checked on what ships and what builds it: src/main, routes/, application.properties,
+ * pom.xml, the Dockerfile and the .ci/ scripts, naming each line.
  */
 class CommentsTest {
 
-    private static final List<Path> SCANNED =
-            List.of(Path.of("src/main"), Path.of("routes"), Path.of("application.properties"));
+    private static final List<Path> SCANNED = List.of(
+            Path.of("src/main"),
+            Path.of("routes"),
+            Path.of("application.properties"),
+            Path.of("pom.xml"),
+            Path.of("Dockerfile"),
+            Path.of(".ci"));
 
     /**
      * Migrations a database may already have applied keep their text, comments included: Flyway checksums every line
@@ -168,7 +174,10 @@ class CommentsTest {
         for (int i = 0; i < lineCount; i++) {
             out[i] = new StringBuilder();
         }
-        String ext = file.substring(file.lastIndexOf('.') + 1);
+        String name = Path.of(file).getFileName().toString();
+        String ext = name.equals("Dockerfile") || Path.of(file).startsWith(".ci")
+                ? "sh"
+                : name.substring(name.lastIndexOf('.') + 1);
         if (ext.equals("properties") || ext.equals("txt")) {
             // Only a whole line is a comment: a value may hold a '#'.
             String[] lines = text.split("\n", -1);

@@ -179,6 +179,6 @@ class OpenApiTest {
                 }
             }
         }
-        node.fields().forEachRemaining(e -> collect(e.getValue(), file, id, served));
+        node.properties().forEach(e -> collect(e.getValue(), file, id, served));
     }
 }

@@ -6,6 +6,8 @@ package io.paysync.http;
  */
 public class ApiException extends RuntimeException {
 
+    private static final long serialVersionUID = 1L;
+
     private final int status;
     private final String code;
 

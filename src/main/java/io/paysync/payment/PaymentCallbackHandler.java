@@ -76,7 +76,9 @@ public class PaymentCallbackHandler implements Processor {
             CallbackRequest callback = CallbackRequest.parse(body);
             audit.orderNumber(callback.orderNumber()); // parsed once: the log need not read the body again
             String outcome = rules.apply(
-                    callback, PaymentRules.Source.callback(webhookId), moved -> callbacks.insert(audit.answered(200, moved)));
+                    callback,
+                    PaymentRules.Source.callback(webhookId),
+                    moved -> callbacks.insert(audit.answered(200, moved)));
             audit.answered(200, outcome);
             logged = PaymentRules.moved(outcome); // committed with the transition
             return ApiReply.ok(ANSWERS.get(outcome));

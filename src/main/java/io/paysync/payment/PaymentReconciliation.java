@@ -62,8 +62,7 @@ public class PaymentReconciliation {
     private volatile boolean gatewayDown;
     private volatile int changed;
 
-    public PaymentReconciliation(
-            PaymentRules rules, OrderRepository orders, Duration after, int batchSize) {
+    public PaymentReconciliation(PaymentRules rules, OrderRepository orders, Duration after, int batchSize) {
         this.rules = rules;
         this.orders = orders;
         this.after = after;

@@ -198,7 +198,9 @@ public final class PaymentRules {
                 news,
                 "transaction " + news.transactionId() + " is already bound to order " + boundTo.orElse("(unknown)"));
         return new ApiException(
-                409, "transaction-conflict", "Transaction " + news.transactionId() + " is already bound to another order");
+                409,
+                "transaction-conflict",
+                "Transaction " + news.transactionId() + " is already bound to another order");
     }
 
     private void anomaly(Source source, String kind, CallbackRequest news, String detail) {

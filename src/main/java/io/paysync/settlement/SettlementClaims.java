@@ -62,8 +62,7 @@ final class SettlementClaims {
         } catch (DuplicateKeyException e) {
             taken = jdbc.update(
                             db.sql("take-over-settlement-file"),
-                            params(run.fileName, run.sha256, now)
-                                    .addValue("leaseUntil", Database.utc(now.plus(lease))))
+                            params(run.fileName, run.sha256, now).addValue("leaseUntil", Database.utc(now.plus(lease))))
                     == 1;
         }
         Map<String, Object> row =

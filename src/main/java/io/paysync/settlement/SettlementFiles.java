@@ -51,7 +51,8 @@ public class SettlementFiles {
     private final int batchSize;
     private final MeterRegistry metrics;
 
-    SettlementFiles(Path inbox, SettlementClaims claims, SettlementBatches batches, int batchSize, MeterRegistry metrics) {
+    SettlementFiles(
+            Path inbox, SettlementClaims claims, SettlementBatches batches, int batchSize, MeterRegistry metrics) {
         this.inbox = inbox;
         this.claims = claims;
         this.batches = batches;

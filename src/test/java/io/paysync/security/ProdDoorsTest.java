@@ -83,6 +83,22 @@ class ProdDoorsTest {
         }
 
         @Test
+        void should_have_no_simulator_answering_as_a_third_party_or_a_gateway() throws Exception {
+            // The dev profile's simulators would create "records" and report "payments" nobody made.
+            for (String base : List.of(api, management)) {
+                for (String path : List.of("/simulator/records", "/simulator/gateway/payments?orderNumber=X")) {
+                    assertThat(get(base + path, null).statusCode())
+                            .as(base + path)
+                            .isEqualTo(404);
+                    assertThat(post(base + path, "{\"orderNumber\":\"SIM-REJECT-1\"}", null)
+                                    .statusCode())
+                            .as(base + path)
+                            .isEqualTo(404);
+                }
+            }
+        }
+
+        @Test
         void should_refuse_anonymous_and_wrong_jolokia_callers_and_let_an_operator_in() throws Exception {
             List<String> wrong = Arrays.asList(
                     null,

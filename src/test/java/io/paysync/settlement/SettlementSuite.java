@@ -101,8 +101,8 @@ public abstract class SettlementSuite {
     static Map<String, Long> counts(JsonNode report) {
         Map<String, Long> counts = new HashMap<>();
         report.get("counts")
-                .fields()
-                .forEachRemaining(e -> counts.put(e.getKey(), e.getValue().asLong()));
+                .properties()
+                .forEach(e -> counts.put(e.getKey(), e.getValue().asLong()));
         return counts;
     }
 
