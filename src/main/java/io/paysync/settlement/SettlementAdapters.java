@@ -64,7 +64,7 @@ public final class SettlementAdapters {
                 throw new InvalidSettingsException(List.of(SettlementFiles.INBOX + " (" + canonical + ") must not "
                         + "contain ' while " + setting + " is set: the adapter's route quotes that path"));
             }
-            Path inbox = SettlementFiles.folder(
+            Path inbox = SettlementArchive.folder(
                     setting, configured, "converted reports move to its .done/ and .failed/ folders");
             if (inbox.equals(Path.of(canonical))) {
                 throw new InvalidSettingsException(List.of(setting + " must be another folder than "

@@ -80,7 +80,8 @@ public class SettlementFiles {
         String configured = settings.getOrDefault(INBOX, "").strip();
         Path inbox = null;
         if (!configured.isEmpty()) {
-            inbox = folder(INBOX, configured, "finished files move to its .done/ and .failed/ folders");
+            inbox = SettlementArchive.folder(
+                    INBOX, configured, "finished files move to its .done/ and .failed/ folders");
             context.getPropertiesComponent().addOverrideProperty(INBOX, inbox.toString());
         }
         context.getPropertiesComponent().addOverrideProperty(ENABLED, String.valueOf(inbox != null));
@@ -90,15 +91,6 @@ public class SettlementFiles {
                 new SettlementBatches(db.transactions(), orders, rules),
                 batchSize,
                 metrics);
-    }
-
-    /** See {@link SettlementArchive#folder}: also for the adapters' folders. */
-    static Path folder(String setting, String configured, String why) {
-        return SettlementArchive.folder(setting, configured, why);
-    }
-
-    static String sha256(Path path) throws IOException {
-        return SettlementArchive.sha256(path);
     }
 
     /**

@@ -295,7 +295,7 @@ public abstract class SettlementSuite {
         app.execute("UPDATE orders SET payment_status = 'Pending', payment_transaction_id = NULL, paid_at = NULL "
                 + "WHERE order_number = 'T-1'");
         drop("twice.csv", content);
-        String sha = SettlementFiles.sha256(inbox.resolve(".done/twice.csv"));
+        String sha = SettlementArchive.sha256(inbox.resolve(".done/twice.csv"));
         JsonNode again = awaitReport(".done", "twice." + sha.substring(0, 12) + ".csv");
         assertThat(again.get("alreadyAppliedAt").asText()).isNotBlank();
         assertThat(counts(again)).isEqualTo(expected("paid", 1));
