@@ -68,8 +68,12 @@ class H2SettlementProcessTest {
                 committed = single(s, "SELECT rows_done FROM settlement_files WHERE file_name = 'crash.csv'");
                 paid = single(s, "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'");
             }
-            assertThat(committed).as("killed half-way").isLessThan(rows);
-            assertThat(paid).as("exactly the committed batches are applied").isEqualTo(committed);
+            assertThat(committed)
+                    .as("killed half-way; the killed instance's log:%n%s", victim.output())
+                    .isLessThan(rows);
+            assertThat(paid)
+                    .as("exactly the committed batches are applied; the killed instance's log:%n%s", victim.output())
+                    .isEqualTo(committed);
             assertThat(Files.exists(inbox.resolve("crash.csv")))
                     .as("the file stays in the inbox")
                     .isTrue();
