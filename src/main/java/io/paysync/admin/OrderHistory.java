@@ -1,10 +1,7 @@
 package io.paysync.admin;
 
 import io.paysync.db.Database;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
+import io.paysync.http.StrictUtf8;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.OffsetDateTime;
@@ -71,7 +68,7 @@ public class OrderHistory {
                                             ? null
                                             : rs.getString("body_sha256").trim());
                             byte[] body = rs.getBytes("body");
-                            String text = body == null ? null : utf8(body);
+                            String text = body == null ? null : StrictUtf8.decode(body);
                             c.put("bodyEncoding", body == null ? null : text != null ? "utf-8" : "base64");
                             c.put(
                                     "body",
@@ -85,19 +82,6 @@ public class OrderHistory {
         List<Map<String, Object>> oldestFirst = new ArrayList<>(newestFirst);
         Collections.reverse(oldestFirst);
         return oldestFirst;
-    }
-
-    private static String utf8(byte[] body) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            return null;
-        }
     }
 
     private static String instant(ResultSet rs, String column) throws SQLException {

@@ -1,5 +1,6 @@
 package io.paysync.order;
 
+import io.paysync.db.AnomalyLog;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import java.math.BigDecimal;
@@ -34,6 +35,7 @@ public class OrderRepository {
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate tx;
     private final TransitionLog history;
+    private final AnomalyLog anomalies;
     private final Clock clock;
 
     public OrderRepository(Database db, Clock clock) {
@@ -45,6 +47,7 @@ public class OrderRepository {
         this.jdbc = db.jdbc();
         this.tx = tx;
         this.history = new TransitionLog(db);
+        this.anomalies = new AnomalyLog(db);
         this.clock = clock;
     }
 
@@ -247,27 +250,13 @@ public class OrderRepository {
     }
 
     public void recordAnomaly(String kind, String orderNumber, String transactionId, String webhookId, String detail) {
-        jdbc.update(db.sql("insert-anomaly"), anomaly(kind, orderNumber, transactionId, webhookId, detail));
+        anomalies.record(kind, orderNumber, transactionId, webhookId, detail, now());
     }
 
-    /**
-     * As {@link #recordAnomaly}, unless the same kind, order and detail is recorded already: for a source that repeats
-     * the same answer (reconciliation asks every round). Two instances racing may both write it; that is harmless.
-     */
+    /** As {@link AnomalyLog#recordOnce}: not again when the same kind, order and detail is recorded already. */
     public void recordAnomalyOnce(
             String kind, String orderNumber, String transactionId, String webhookId, String detail) {
-        jdbc.update(db.sql("insert-anomaly-once"), anomaly(kind, orderNumber, transactionId, webhookId, detail));
-    }
-
-    private MapSqlParameterSource anomaly(
-            String kind, String orderNumber, String transactionId, String webhookId, String detail) {
-        return new MapSqlParameterSource()
-                .addValue("kind", kind)
-                .addValue("orderNumber", orderNumber)
-                .addValue("transactionId", transactionId)
-                .addValue("webhookId", webhookId)
-                .addValue("detail", truncate(detail, 1000))
-                .addValue("now", Database.utc(now()));
+        anomalies.recordOnce(kind, orderNumber, transactionId, webhookId, detail, now());
     }
 
     public List<Map<String, Object>> anomalies(int limit) {

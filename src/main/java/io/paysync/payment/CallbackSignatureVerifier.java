@@ -4,9 +4,7 @@ import com.standardwebhooks.Webhook;
 import com.standardwebhooks.exceptions.WebhookSigningException;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.http.ApiException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
+import io.paysync.http.StrictUtf8;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
@@ -142,26 +140,13 @@ public class CallbackSignatureVerifier {
     /**
      * The library signs a String; decoding strictly means that String re-encodes to exactly the bytes received, so
      * two different bodies can never share a signature.
-     * <p>
-     * String's own decoder puts U+FFFD in place of every byte sequence that is not UTF-8, so a result without U+FFFD
-     * is the strict decoding, made without a decoder and its buffer per request (docs/benchmarks.md). Only a body that
-     * holds U+FFFD, sent or put there, is decoded again strictly.
      */
     static String strictUtf8(byte[] body) {
-        String decoded = new String(body, StandardCharsets.UTF_8);
-        if (decoded.indexOf('\uFFFD') < 0) {
-            return decoded;
-        }
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
-        } catch (CharacterCodingException e) {
+        String text = StrictUtf8.decode(body);
+        if (text == null) {
             throw ApiException.malformed("The body is not UTF-8 JSON");
         }
+        return text;
     }
 
     private static ApiException invalid(String result, String message) {

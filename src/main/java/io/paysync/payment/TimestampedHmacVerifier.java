@@ -5,9 +5,6 @@ import io.paysync.config.Settings;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.security.InvalidKeyException;
 import java.security.MessageDigest;
@@ -110,7 +107,7 @@ public class TimestampedHmacVerifier implements CamelContextAware {
                 if (MessageDigest.isEqual(expected, candidate)) {
                     // The mapping reads the body as text: exactly the bytes that were signed, one strict JSON object
                     // (no duplicate keys a mapping could read differently from us), or 400.
-                    String text = utf8(body);
+                    String text = CallbackSignatureVerifier.strictUtf8(body);
                     Json.readObject(body);
                     exchange.getMessage().setBody(text);
                     exchange.setProperty(VERIFIED, Boolean.TRUE);
@@ -129,19 +126,6 @@ public class TimestampedHmacVerifier implements CamelContextAware {
             return mac.doFinal(body);
         } catch (NoSuchAlgorithmException | InvalidKeyException e) {
             throw new IllegalStateException("HMAC-SHA256 is unavailable", e);
-        }
-    }
-
-    private static String utf8(byte[] body) {
-        try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(body))
-                    .toString();
-        } catch (CharacterCodingException e) {
-            throw ApiException.malformed("The body is not UTF-8 JSON");
         }
     }
 

@@ -1,5 +1,6 @@
 package io.paysync.sync;
 
+import io.paysync.db.AnomalyLog;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import io.paysync.db.TransitionLog.Cause;
@@ -24,11 +25,13 @@ public class SyncRepository {
 
     private final Database db;
     private final TransitionLog history;
+    private final AnomalyLog anomalies;
     private final Clock clock;
 
     public SyncRepository(Database db, Clock clock) {
         this.db = db;
         this.history = new TransitionLog(db);
+        this.anomalies = new AnomalyLog(db);
         this.clock = clock;
     }
 
@@ -219,16 +222,7 @@ public class SyncRepository {
      * outcome (a worker that lost its claim records nothing).
      */
     public Runnable anomaly(String kind, ClaimedOrder o, String detail) {
-        return () -> db.jdbc()
-                .update(
-                        db.sql("insert-anomaly"),
-                        new MapSqlParameterSource()
-                                .addValue("kind", kind)
-                                .addValue("orderNumber", o.orderNumber())
-                                .addValue("transactionId", o.transactionId())
-                                .addValue("webhookId", null)
-                                .addValue("detail", TransitionLog.truncate(detail, 1000))
-                                .addValue("now", Database.utc(now())));
+        return () -> anomalies.record(kind, o.orderNumber(), o.transactionId(), null, detail, now());
     }
 
     /**
