@@ -47,6 +47,33 @@ class ProdDoorsTest {
     static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
+    /** In the prod profile, nothing is even there to answer as the third party or a gateway would. */
+    @Test
+    void should_bind_no_simulator_bean_and_load_no_simulator_route_in_prod() throws Exception {
+        try (TestDatabase db = TestDatabase.h2();
+                PaysyncInstance app = PaysyncInstance.start(
+                        db, Map.of("camel.main.profile", "prod", "paysync.api.token", SHOP_NEW))) {
+            assertThat(app.camelContext().getCamelContextExtension().getProfile())
+                    .isEqualTo("prod");
+            assertThat(app.camelContext().getRegistry().lookupByName("thirdPartySimulator"))
+                    .isNull();
+            assertThat(app.camelContext().getRegistry().lookupByName("gatewaySimulator"))
+                    .isNull();
+            assertThat(app.camelContext().getRoutes())
+                    .extracting(r -> r.getRouteId())
+                    .contains("paid-order-sync", "payment-callback")
+                    .noneMatch(id -> id.contains("simulator"));
+        }
+        try (TestDatabase db = TestDatabase.h2();
+                PaysyncInstance dev = PaysyncInstance.start(db)) {
+            // The same lookups find them in dev, where the simulators belong.
+            assertThat(dev.camelContext().getRegistry().lookupByName("thirdPartySimulator"))
+                    .isNotNull();
+            assertThat(dev.camelContext().getRegistry().lookupByName("gatewaySimulator"))
+                    .isNotNull();
+        }
+    }
+
     /** Default settings: management on the API port + 1. */
     @Nested
     @TestInstance(TestInstance.Lifecycle.PER_CLASS)

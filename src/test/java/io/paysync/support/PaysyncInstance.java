@@ -79,7 +79,19 @@ public final class PaysyncInstance implements AutoCloseable {
     public static PaysyncInstance start(TestDatabase database, Map<String, String> extra, Map<String, Object> beans)
             throws Exception {
         int port = freePort();
-        Main main = Paysync.create();
+        // The profile picks the files Paysync.create() reads, as -Dcamel.main.profile does for the jar.
+        String profile = extra.get("camel.main.profile");
+        Main main;
+        if (profile == null) {
+            main = Paysync.create();
+        } else {
+            System.setProperty("camel.main.profile", profile);
+            try {
+                main = Paysync.create();
+            } finally {
+                System.clearProperty("camel.main.profile");
+            }
+        }
         beans.forEach(main::bind);
         Map<String, String> props = new LinkedHashMap<>();
         props.put("camel.main.name", "paysync-test-" + INSTANCES.incrementAndGet());
