@@ -33,12 +33,12 @@ import io.paysync.settlement.SettlementRows;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
-import io.paysync.sync.SendAttemptExpressions;
 import io.paysync.sync.SyncClaims;
 import io.paysync.sync.SyncGate;
 import io.paysync.sync.SyncOutcomes;
 import io.paysync.sync.SyncRepository;
 import io.paysync.sync.SyncRouteSeam;
+import io.paysync.sync.SyncRoutes;
 import io.paysync.sync.SyncSettings;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
@@ -145,9 +145,6 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // The routes pick their SQL files by dialect: sql:classpath:sql/{{paysync.db.dialect}}/...
         context.getPropertiesComponent()
                 .addOverrideProperty("paysync.db.dialect", database.dialect().folder());
-        // The claimed batch is split in parallel only when more than one call may be in flight.
-        context.getPropertiesComponent()
-                .addOverrideProperty("paysync.sync.parallel-send", String.valueOf(syncSettings.concurrency() > 1));
 
         // Camel's JDBC idempotent repository table, whose rows the claim writes (see ClaimedSendKeys).
         JdbcMessageIdRepository sendKeyTable =
@@ -187,7 +184,6 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 new OperatorConsole(
                         managementPort,
                         settings.get(HawtioConsole.CONSOLE_HAWTIO_URL).orElse(null)));
-        registry.bind(SyncRouteSeam.SEND_KEYS, sendKeys);
         registry.bind("syncRepository", sync);
 
         // The threads that send a claimed batch: at most paysync.sync.concurrency calls in flight per instance.
@@ -199,16 +195,12 @@ public class PaysyncConfiguration implements CamelConfiguration {
         SyncGate gate = new SyncGate(context);
         registry.bind("syncGate", gate);
         SyncOutcomes outcomes = new SyncOutcomes(syncSettings, sync, sendKeys);
-        registry.bind("syncOutcomes", outcomes);
-        SyncClaims claims = new SyncClaims(syncSettings, sync, gate, outcomes);
-        registry.bind("syncClaims", claims);
+        SyncClaims claims = new SyncClaims(syncSettings, sync, gate);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
         ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings);
-        registry.bind("thirdPartyCall", thirdPartyCall);
-        registry.bind("thirdPartyAnswers", thirdPartyCall.answers());
-        registry.bind("sendKeyOfAttempt", SendAttemptExpressions.SEND_KEY);
-        registry.bind("callNeeded", SendAttemptExpressions.CALL_NEEDED);
-        registry.bind("lookUpFirst", SendAttemptExpressions.LOOK_UP_FIRST);
+        // The claim loop, the send and the fenced outcome: Java routes, since their shape is what Paysync
+        // guarantees; the requests they send are the integrator's YAML.
+        context.addRoutes(new SyncRoutes(syncSettings, claims, outcomes, thirdPartyCall, sendKeys, "syncSendPool"));
         // The request routes' "convertBodyTo: JsonNode": the order as their jq templates see it.
         context.getTypeConverterRegistry()
                 .addTypeConverter(JsonNode.class, SendAttempt.class, new TypeConverterSupport() {
@@ -256,11 +248,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
         // Business metrics beside Camel's at /observe/metrics; readiness checks of the database and the breaker.
         BusinessMetrics metrics =
-                Observability.metrics(context, settings, database, clock, SyncRouteSeam.BREAKER_ID, gate::breakerState);
+                Observability.metrics(context, settings, database, clock, SyncRoutes.BREAKER_ID, gate::breakerState);
         claims.observe(metrics);
         thirdPartyCall.observe(metrics);
         outcomes.observe(metrics);
-        Observability.healthChecks(context, settings, database, SyncRouteSeam.BREAKER_ID, gate::breakerState);
+        Observability.healthChecks(context, settings, database, SyncRoutes.BREAKER_ID, gate::breakerState);
         LOG.info(
                 "Paysync configured: profile {}, database {}, API on port {}, management on port {}",
                 profile,

@@ -10,7 +10,9 @@ import org.apache.camel.support.service.ServiceSupport;
  * whose rows the claim itself writes for its whole batch in the claim's transaction (one commit per batch, not one
  * per order). So {@link #add(Exchange, String)} writes nothing: it answers from what the claim found, "new" when the
  * claim wrote the key and "duplicate" when the key was already there, which means an earlier attempt may have created
- * the record. Looking keys up and forgetting them go to the table through Camel's {@link JdbcMessageIdRepository}.
+ * the record; the call reads that verdict where the claim put it, on the {@link SendAttempt}, and this marks the
+ * attempt as having passed the consumer. Looking keys up and forgetting them go to the table through Camel's
+ * {@link JdbcMessageIdRepository}.
  */
 public class ClaimedSendKeys extends ServiceSupport implements IdempotentRepository {
 

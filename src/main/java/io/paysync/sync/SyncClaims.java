@@ -8,13 +8,12 @@ import java.util.UUID;
 import org.apache.camel.Exchange;
 import org.apache.camel.Header;
 import org.apache.camel.Message;
-import org.apache.camel.support.SynchronizationAdapter;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The claim step's Java side: the parameters of {@code claim-paid-orders.sql} (run by camel-sql in the
- * {@code paid-order-sync} route) and what to do with the rows it returns.
+ * {@code paid-order-sync} route of {@link SyncRoutes}) and what to do with the rows it returns.
  */
 public class SyncClaims {
 
@@ -28,14 +27,12 @@ public class SyncClaims {
     private final SyncSettings settings;
     private final SyncRepository repository;
     private final SyncGate gate;
-    private final SyncOutcomes outcomes;
     private volatile SyncObserver observer = SyncObserver.NONE;
 
-    public SyncClaims(SyncSettings settings, SyncRepository repository, SyncGate gate, SyncOutcomes outcomes) {
+    public SyncClaims(SyncSettings settings, SyncRepository repository, SyncGate gate) {
         this.settings = settings;
         this.repository = repository;
         this.gate = gate;
-        this.outcomes = outcomes;
     }
 
     /** Where the size of every claimed batch is told (the metrics). */
@@ -45,7 +42,7 @@ public class SyncClaims {
 
     /**
      * Headers read by the claim statement: a fresh claim token, the clock, the lease and the batch size; and the round's
-     * {@link PendingCompletions}, whose waiting completions {@link SyncOutcomes#flush} writes when the tick ends,
+     * {@link PendingCompletions}, whose waiting completions {@link SyncOutcomes#flushRound} writes when the round ends,
      * however it ends.
      */
     public void prepare(Exchange exchange) {
@@ -59,22 +56,7 @@ public class SyncClaims {
         // camel-sql looks for each parameter in the body too, converting it to a Map: the last round's list of
         // attempts missed the type converters' cache on every parameter of every claim.
         m.setBody(null);
-        PendingCompletions round = new PendingCompletions();
-        exchange.setProperty(ROUND, round);
-        // Whatever a failed round left waiting is still written when the tick ends.
-        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
-            @Override
-            public void onDone(Exchange done) {
-                try {
-                    outcomes.flush(round);
-                } catch (RuntimeException e) {
-                    LOG.warn(
-                            "Completions of a failed round not written ({}); their orders are resent with the same "
-                                    + "key once their lease expires",
-                            e.getClass().getName());
-                }
-            }
-        });
+        exchange.setProperty(ROUND, new PendingCompletions());
     }
 
     /**

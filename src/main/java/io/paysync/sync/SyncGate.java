@@ -18,7 +18,7 @@ public class SyncGate {
 
     /** CLOSED, OPEN, HALF_OPEN, or UNKNOWN before the route is running. */
     public String breakerState() {
-        ResilienceProcessor breaker = context.getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
+        ResilienceProcessor breaker = context.getProcessor(SyncRoutes.BREAKER_ID, ResilienceProcessor.class);
         return breaker == null ? "UNKNOWN" : breaker.getCircuitBreakerState();
     }
 }

@@ -9,10 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Stores what each {@link SendAttempt} established, every UPDATE fenced by the claim token: completions (batched per
- * claim round), lookups that found nothing, dead letters, backoff after failures, and claims released untried. The
- * {@code third-party-call} route ends with {@link #record}; its error policy (routes/error-handling.camel.yaml) calls
- * {@link #mayRetryInProcess}, {@link #retryLater} and {@link #breakerOpen}.
+ * The one owner of a claimed order's outcome: stores what each {@link SendAttempt} established, every UPDATE fenced by
+ * the claim token: completions (batched per claim round), lookups that found nothing, dead letters, backoff after
+ * failures, and claims released untried. Every order of a round ends in exactly one of {@link #record} (the
+ * {@code third-party-call} route's last step), {@link #retryLater} or {@link #breakerOpen} (its error policy, which
+ * asks {@link #mayRetryInProcess} first), and each of them then writes the round's waiting completions if they are
+ * due; {@link #flushRound} writes the rest when the round ends, however it ends.
  *
  * <p>
  * An order's send key is forgotten only in the same fenced update that proves no record was made, so a key found on a
@@ -40,11 +42,16 @@ public class SyncOutcomes {
 
     /** The last step of a call that ended without a failure: store its outcome. */
     public void record(SendAttempt attempt) {
+        store(attempt);
+        writeCompletionsIfDue(attempt.round());
+    }
+
+    private void store(SendAttempt attempt) {
         ClaimedOrder order = attempt.order();
         SendAttempt.Outcome outcome = attempt.outcome();
         if (outcome instanceof SendAttempt.Recorded r) {
             if (settings.batchCompletions()) {
-                // Written with others of the round by flushIfDue / flush.
+                // Written with others of the round, when due or when the round ends.
                 attempt.round().add(order, r.guid());
             } else if (!repository.complete(order, r.guid(), settings.workerId())) {
                 lostLease(order, "completion with id " + r.guid());
@@ -112,6 +119,7 @@ public class SyncOutcomes {
         } else {
             release(attempt, "circuit breaker open; claim released");
         }
+        writeCompletionsIfDue(attempt.round());
     }
 
     /** Error policy: a retryable failure outlasted the in-process redeliveries. Back off in the database. */
@@ -124,6 +132,7 @@ public class SyncOutcomes {
                 describe(failure),
                 SyncFailure.fingerprint(failure),
                 failure instanceof SyncFailure f ? f.retryAfterMs() : 0);
+        writeCompletionsIfDue(attempt.round());
     }
 
     /**
@@ -144,30 +153,33 @@ public class SyncOutcomes {
     }
 
     /**
-     * After each order of a round: writes the round's waiting completions once the oldest has waited
+     * After each order's outcome: writes the round's waiting completions once the oldest has waited
      * {@code paysync.sync.completion-flush-ms}, a batch's worth is waiting, or a waiting order's lease would not
      * outlast the next call (a completion is never held past its lease, where another worker could resend).
      */
-    public void flushIfDue(SendAttempt attempt) {
-        write(attempt.round()
-                .takeIfDue(
-                        settings.completionFlushMs(),
-                        settings.batchSize(),
-                        repository.now(),
-                        settings.worstCaseCall()));
+    private void writeCompletionsIfDue(PendingCompletions round) {
+        write(round.takeIfDue(
+                settings.completionFlushMs(), settings.batchSize(), repository.now(), settings.worstCaseCall()));
     }
 
-    /** At the end of a claim round: writes every completion still waiting. */
+    /**
+     * When a claim round ends, sent or failed: writes every completion still waiting. A write that fails leaves its
+     * orders Processing under this worker's lease; once it expires they are claimed again and resent with the same
+     * key (or looked up), as for any send whose outcome was lost.
+     */
     public void flushRound(Exchange tick) {
         PendingCompletions round = tick.getProperty(SyncClaims.ROUND, PendingCompletions.class);
-        if (round != null) {
-            flush(round);
+        if (round == null) {
+            return;
         }
-    }
-
-    /** Writes every completion of the round still waiting. */
-    void flush(PendingCompletions round) {
-        write(round.takeAll());
+        try {
+            write(round.takeAll());
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Completions of a claim round not written ({}); their orders are resent with the same key once "
+                            + "their lease expires",
+                    e.getClass().getName());
+        }
     }
 
     private void write(List<PendingCompletions.Completion> completions) {

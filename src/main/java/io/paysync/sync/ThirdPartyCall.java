@@ -88,20 +88,19 @@ public class ThirdPartyCall {
     }
 
     /**
-     * Create, look up, or give up. The send-key idempotent consumer around this route (paid-order-sync.camel.yaml)
-     * gives its verdict as {@code CamelDuplicateMessage}: true when the order's send key was already there when the
-     * claim wrote it, so an earlier attempt may have created the record (the order is in doubt).
+     * Create, look up, or give up. The order is in doubt when its send key was already there when the claim wrote it:
+     * an earlier attempt may have created the record.
      */
     public void decide(Exchange exchange) {
         SendAttempt attempt = exchange.getMessage().getBody(SendAttempt.class);
         if (attempt == null || !attempt.sendKeyChecked()) {
-            // SyncRouteSeam refuses such routes at start; this covers a route changed while running.
+            // Only a route advised or added while running could get here (SyncRoutes sends every order through it).
             throw new IllegalStateException("an order reached " + exchange.getFromRouteId() + " without passing the "
-                    + "send-key idempotent consumer (routes/paid-order-sync.camel.yaml): not sent");
+                    + "send-key idempotent consumer: not sent");
         }
         exchange.setProperty(SendAttempt.PROPERTY, attempt);
-        boolean inDoubt = exchange.getProperty(Exchange.DUPLICATE_MESSAGE, false, Boolean.class);
         ClaimedOrder order = attempt.order();
+        boolean inDoubt = order.sendKeyFound();
         attempt.mayHaveCreated(inDoubt);
         if (order.attempts() > settings.maxAttempts()) {
             // Only a reclaim after an expired lease gets here: workers keep dying or hanging on this order.

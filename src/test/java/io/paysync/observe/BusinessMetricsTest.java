@@ -14,7 +14,7 @@ import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
 import io.paysync.sync.SyncGate;
-import io.paysync.sync.SyncRouteSeam;
+import io.paysync.sync.SyncRoutes;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -211,7 +211,7 @@ class BusinessMetricsTest {
 
         Map<String, Double> breaker = new TreeMap<>();
         for (Sample sample : scrape.named("paysync_circuit_breaker_state")) {
-            assertThat(sample.labels()).containsEntry("breaker", SyncRouteSeam.BREAKER_ID);
+            assertThat(sample.labels()).containsEntry("breaker", SyncRoutes.BREAKER_ID);
             breaker.put(sample.labels().get("state"), sample.value());
         }
         assertThat(breaker)
@@ -292,8 +292,7 @@ class BusinessMetricsTest {
         assertThat(check(liveFull, "third-party-breaker")).isNull();
         assertThat(check(liveFull, "database")).isNull();
 
-        ResilienceProcessor breaker =
-                app.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
+        ResilienceProcessor breaker = app.camelContext().getProcessor(SyncRoutes.BREAKER_ID, ResilienceProcessor.class);
         breaker.transitionToOpenState();
         try {
             Response r = app.get("/observe/health/ready?exposureLevel=full&data=true");
@@ -322,7 +321,7 @@ class BusinessMetricsTest {
                         db, worker(other, Map.of("paysync.health.breaker-down-when-open", "true")))) {
             assertThat(strict.get("/observe/health/ready").status()).isEqualTo(200);
             strict.camelContext()
-                    .getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class)
+                    .getProcessor(SyncRoutes.BREAKER_ID, ResilienceProcessor.class)
                     .transitionToOpenState();
             Response ready = strict.get("/observe/health/ready?exposureLevel=full&data=true");
             assertThat(ready.status()).isEqualTo(503);

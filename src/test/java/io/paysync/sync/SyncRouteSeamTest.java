@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * An integrator's edit that removes what the Java core relies on in the YAML stops the start with a line naming the
- * file to fix, instead of a worker that silently stops pausing for an open breaker or sends in-doubt orders as new.
+ * An integrator's edit of routes/third-party.camel.yaml that renames an endpoint the Java sync routes enrich from stops
+ * the start with a line naming the file to fix, instead of every order failing its call at run time.
  */
 class SyncRouteSeamTest {
 
@@ -24,17 +24,11 @@ class SyncRouteSeamTest {
     Path routes;
 
     @Test
-    void should_refuse_to_start_when_the_circuit_breaker_id_was_renamed() throws Exception {
-        edit("paid-order-sync.camel.yaml", y -> y.replace("id: third-party-breaker", "id: my-breaker"));
-        assertRefused("routes/paid-order-sync.camel.yaml: no circuitBreaker with id third-party-breaker");
-    }
-
-    @Test
-    void should_refuse_to_start_when_the_call_no_longer_goes_through_the_idempotent_consumer() throws Exception {
-        // The consumer's block replaced by its inner step: the call itself still works, but nothing tells an
-        // in-doubt send from a new one.
-        edit("paid-order-sync.camel.yaml", y -> y.replaceAll("(?s)- idempotentConsumer:.*?steps:\\s*", ""));
-        assertRefused("no idempotentConsumer with idempotentRepository thirdPartySendKeys");
+    void should_refuse_to_start_without_the_create_request_route() throws Exception {
+        edit(
+                "third-party.camel.yaml",
+                y -> y.replace("uri: direct:third-party-create-request", "uri: direct:my-create"));
+        assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-create-request");
     }
 
     @Test
@@ -43,6 +37,24 @@ class SyncRouteSeamTest {
                 "third-party.camel.yaml",
                 y -> y.replace("uri: direct:third-party-lookup-request", "uri: direct:my-lookup"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-lookup-request");
+    }
+
+    @Test
+    void should_refuse_to_start_beside_a_yaml_copy_of_a_built_in_sync_route() throws Exception {
+        // An installation upgraded in place may still hold the YAML of a route that is now Java.
+        edit("third-party.camel.yaml", y -> y);
+        Files.writeString(routes.resolve("paid-order-sync.camel.yaml"), """
+                - route:
+                    id: paid-order-sync
+                    from:
+                      id: every-sync-period
+                      uri: timer:paid-order-sync
+                      steps:
+                        - log:
+                            id: old-copy
+                            message: an old copy
+                """);
+        assertRefused("paid-order-sync.camel.yaml: defines route paid-order-sync, which is built into Paysync (Java)");
     }
 
     @Test

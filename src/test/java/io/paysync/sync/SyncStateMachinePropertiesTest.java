@@ -881,7 +881,7 @@ class SyncStateMachinePropertiesTest {
     }
 
     private static ResilienceProcessor breaker() {
-        return app.camelContext().getProcessor(SyncRouteSeam.BREAKER_ID, ResilienceProcessor.class);
+        return app.camelContext().getProcessor(SyncRoutes.BREAKER_ID, ResilienceProcessor.class);
     }
 
     // ----- Actions -----

@@ -1,0 +1,208 @@
+package io.paysync.sync;
+
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import java.util.Set;
+import org.apache.camel.LoggingLevel;
+import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.model.ChoiceDefinition;
+import org.apache.camel.model.CircuitBreakerDefinition;
+import org.apache.camel.model.FilterDefinition;
+import org.apache.camel.model.IdempotentConsumerDefinition;
+import org.apache.camel.model.LoopDefinition;
+import org.apache.camel.model.RouteDefinition;
+import org.apache.camel.model.SplitDefinition;
+import org.apache.camel.spi.IdempotentRepository;
+
+/**
+ * The sync's flows whose shape is Paysync's guarantee, in Java so that no edit of {@code routes/} can take a piece
+ * away: the claim loop, the send through the idempotent consumer of send keys and the circuit breaker, the outcome
+ * fenced by the claim token, and the error policy that retries, backs off and dead-letters. What the third party's
+ * requests look like stays the integrator's, in {@code routes/third-party.camel.yaml}, reached through the two
+ * {@code direct:} endpoints {@link SyncRouteSeam} checks at start.
+ *
+ * <p>
+ * The route and step ids are what operators read in Hawtio, in the route statistics and in the metrics' labels; each
+ * step's description says what it does there.
+ */
+public final class SyncRoutes extends RouteBuilder {
+
+    /** The circuit breaker's step id: claiming pauses while it is open, and readiness reports it. */
+    public static final String BREAKER_ID = "third-party-breaker";
+    /** The request routes' endpoints, in routes/third-party.camel.yaml. */
+    public static final String CREATE_REQUEST = "direct:third-party-create-request";
+
+    public static final String LOOKUP_REQUEST = "direct:third-party-lookup-request";
+    /** The routes built here, which no route of routes/ may replace. */
+    public static final Set<String> ROUTE_IDS = Set.of("paid-order-sync", "sync-one-order", "third-party-call");
+
+    private final SyncSettings settings;
+    private final SyncClaims claims;
+    private final SyncOutcomes outcomes;
+    private final ThirdPartyCall call;
+    private final IdempotentRepository sendKeys;
+    private final String sendPool;
+
+    /** @param sendPool the registry name of the pool that sends a batch when more than one call may be in flight */
+    public SyncRoutes(
+            SyncSettings settings,
+            SyncClaims claims,
+            SyncOutcomes outcomes,
+            ThirdPartyCall call,
+            IdempotentRepository sendKeys,
+            String sendPool) {
+        this.settings = settings;
+        this.claims = claims;
+        this.outcomes = outcomes;
+        this.call = call;
+        this.sendKeys = sendKeys;
+        this.sendPool = sendPool;
+    }
+
+    @Override
+    public void configure() {
+        claimLoop();
+        oneOrder();
+        thirdPartyCall();
+    }
+
+    /**
+     * The timer job. The timer thread waits until the whole batch is sent: a parallel split would otherwise let it
+     * claim again while the batch is in flight, and re-claim its own expiring orders. Claim rounds follow each other
+     * while the last came back full (a backlog), so the period only paces an idle worker.
+     */
+    private void claimLoop() {
+        RouteDefinition route = from("timer:paid-order-sync?period={{paysync.sync.period-ms}}"
+                        + "&delay={{paysync.sync.period-ms}}&synchronous=true")
+                .routeId("paid-order-sync")
+                .routeDescription("Claims Paid, unsynced orders and sends each to the third party")
+                .autoStartup("{{paysync.sync.enabled}}");
+        route.getInput().setId("every-sync-period");
+        route.getInput().setDescription("Every paysync.sync.period-ms, on one thread that waits for its batch");
+        LoopDefinition loop = route.loopDoWhile(method(claims, "claimAgain"));
+        loop.id("claim-while-backlog")
+                .description("Another claim round while the last came back full (up to "
+                        + "paysync.sync.max-claims-per-tick) and the breaker is not open");
+        loop.breakOnShutdown();
+        // However a round ends, what it left waiting is written: until then its orders stay Processing under
+        // this worker's lease, and a crash costs only a resend with the same key.
+        var round =
+                loop.doTry().id("claim-round").description("One claim round; its completions written however it ends");
+        round.bean(claims, "prepare")
+                .id("new-claim-round")
+                .description("Claim token, lease and batch size for the claim statement");
+        round.to("sql:classpath:sql/{{paysync.db.dialect}}/claim-paid-orders.sql?outputType=SelectList")
+                .id("claim-due-orders")
+                .description("The guarded claim statement of the database's dialect");
+        round.bean(claims, "claimed")
+                .id("record-claims-and-send-keys")
+                .description("History rows and send keys of the batch, in one transaction");
+        SplitDefinition each = round.split(body());
+        if (settings.concurrency() > 1) {
+            each.parallelProcessing()
+                    .executorService(sendPool)
+                    .id("each-order-in-parallel")
+                    .description("Up to paysync.sync.concurrency orders of the batch at once (pool " + sendPool + ")");
+        } else {
+            each.id("each-order-in-turn").description("The batch's orders one after another on the timer's thread");
+        }
+        each.to("direct:sync-one-order").id("sync-order").description("One claimed order");
+        each.end();
+        round.doFinally()
+                .id("after-claim-round")
+                .description("Runs when the round ends, sent or failed")
+                .bean(outcomes, "flushRound")
+                .id("write-round-completions")
+                .description("The round's completions still waiting, in one transaction")
+                .end();
+    }
+
+    /**
+     * One claimed order (the body: a {@link SendAttempt}). The claim wrote the send key with the batch; found already
+     * there, an earlier attempt may have created the record, and the call goes on in doubt.
+     */
+    private void oneOrder() {
+        RouteDefinition route = from("direct:sync-one-order")
+                .routeId("sync-one-order")
+                .routeDescription("One claimed order, sent once through the idempotent consumer of send keys");
+        route.getInput().setId("claimed-order");
+        route.getInput().setDescription("A SendAttempt of the claimed batch");
+        FilterDefinition ours = route.filter(method(claims, "stillOurs"));
+        ours.id("still-our-claim")
+                .description("Skips an order another worker took over while it waited in the batch (its lease is "
+                        + "renewed first when the wait ate into it)");
+        IdempotentConsumerDefinition sendKey = ours.idempotentConsumer(SendAttemptExpressions.SEND_KEY, sendKeys);
+        sendKey.skipDuplicate(false).removeOnFailure(false).eager(true);
+        sendKey.id("send-key")
+                .description("Keyed by order number; the claim's send key already there = an earlier send may have "
+                        + "created the record (in doubt)");
+        sendKey.to("direct:third-party-call")
+                .id("call-third-party")
+                .description("Create or look up the record, and store the outcome");
+    }
+
+    /**
+     * The call for one order: create, or, for an in-doubt order when the third party has no idempotent create, look
+     * the record up first; then store what the answer established. A failure is redelivered at once a few times (each
+     * through the breaker again, never an in-doubt create to a third party without idempotent create), then stored
+     * with a backoff in the database, or as a dead letter once {@code paysync.sync.max-attempts} is reached. An open
+     * breaker releases the claim without using an attempt.
+     */
+    private void thirdPartyCall() {
+        RouteDefinition route = from("direct:third-party-call")
+                .routeId("third-party-call")
+                .routeDescription(
+                        "Create or look up the order's record at the third party, through the circuit breaker, and "
+                                + "record it");
+        route.getInput().setId("order-to-send");
+        route.getInput().setDescription("A SendAttempt that passed the send-key idempotent consumer");
+        route.onException(CallNotPermittedException.class)
+                .id("third-party-breaker-open")
+                .description("The breaker is open: nothing was sent on this try")
+                .handled(true)
+                .bean(outcomes, "breakerOpen")
+                .id("release-claim-untried")
+                .description("Releases the claim without using an attempt (or backs off, if a try of it was sent)")
+                .end();
+        route.onException(Exception.class)
+                .id("third-party-call-failed")
+                .description("A failed try: redelivered while syncOutcomes.mayRetryInProcess allows")
+                .handled(true)
+                .retryWhile(method(outcomes, "mayRetryInProcess"))
+                .maximumRedeliveries("{{paysync.sync.in-process-retries}}")
+                .redeliveryDelay("{{paysync.sync.in-process-retry-delay-ms}}")
+                .useExponentialBackOff()
+                .backOffMultiplier(2)
+                .retryAttemptedLogLevel(LoggingLevel.DEBUG)
+                .retriesExhaustedLogLevel(LoggingLevel.DEBUG)
+                .bean(outcomes, "retryLater")
+                .id("back-off-or-dead-letter")
+                .description("Next attempt time in the database, or a dead letter once the attempts are used up")
+                .end();
+        route.bean(call, "decide")
+                .id("create-lookup-or-give-up")
+                .description("Create; look up when in doubt without idempotent create; give up when exhausted");
+        FilterDefinition callNeeded = route.filter(SendAttemptExpressions.CALL_NEEDED);
+        callNeeded.id("unless-given-up").description("Calls nothing for an order given up");
+        CircuitBreakerDefinition breaker = callNeeded.circuitBreaker();
+        breaker.id(BREAKER_ID).description("Opens when the third party keeps failing; claiming pauses meanwhile");
+        ChoiceDefinition createOrLookUp = breaker.choice();
+        createOrLookUp.id("create-or-look-up").description("A lookup for an in-doubt order, a create otherwise");
+        createOrLookUp
+                .when(SendAttemptExpressions.LOOK_UP_FIRST)
+                .id("in-doubt-look-up")
+                .description("In doubt, and the third party has no idempotent create")
+                .enrich(LOOKUP_REQUEST, call.answers())
+                .id("look-up-record")
+                .description("routes/third-party.camel.yaml, third-party-lookup-request")
+                .otherwise()
+                .id("create")
+                .description("A new order, or an in-doubt one resent with the same Idempotency-Key")
+                .enrich(CREATE_REQUEST, call.answers())
+                .id("create-record")
+                .description("routes/third-party.camel.yaml, third-party-create-request");
+        breaker.bean(call, "classify")
+                .id("classify-answer")
+                .description("Recorded, not found, refused, or a retryable failure (thrown, counted by the breaker)");
+        route.bean(outcomes, "record").id("record-outcome").description("The outcome, fenced by the claim token");
+    }
+}
