@@ -105,25 +105,47 @@ public class OrderRepository {
             TransitionLog.Cause cause,
             Runnable alsoOnMove) {
         Instant now = now();
+        return movePending(
+                PaymentStatus.Paid,
+                orderNumber,
+                transactionId,
+                cause,
+                alsoOnMove,
+                now,
+                "mark-order-paid",
+                "orderNumber",
+                orderNumber,
+                "transactionId",
+                transactionId,
+                "currency",
+                currency,
+                "amount",
+                amount,
+                "now",
+                Database.utc(now));
+    }
+
+    /**
+     * One guarded Pending -> {@code to} statement of {@code statement}'s file with its history row and
+     * {@code alsoOnMove}, in one transaction; the number of orders moved.
+     */
+    private int movePending(
+            PaymentStatus to,
+            String orderNumber,
+            String transactionId,
+            TransitionLog.Cause cause,
+            Runnable alsoOnMove,
+            Instant now,
+            String statement,
+            Object... namesAndValues) {
         return inTransaction(() -> {
-            int rows = db.hot("mark-order-paid")
-                    .update(
-                            "orderNumber",
-                            orderNumber,
-                            "transactionId",
-                            transactionId,
-                            "currency",
-                            currency,
-                            "amount",
-                            amount,
-                            "now",
-                            Database.utc(now));
+            int rows = db.hot(statement).update(namesAndValues);
             if (rows == 1) {
                 recordTransition(
                         orderNumber,
                         "payment",
                         PaymentStatus.Pending.name(),
-                        PaymentStatus.Paid.name(),
+                        to.name(),
                         cause,
                         "transaction " + transactionId,
                         now);
@@ -208,23 +230,20 @@ public class OrderRepository {
             String currency,
             TransitionLog.Cause cause,
             Runnable alsoOnMove) {
-        Instant now = now();
-        return inTransaction(() -> {
-            int rows = db.hot("mark-order-failed")
-                    .update("orderNumber", orderNumber, "currency", currency, "amount", amount);
-            if (rows == 1) {
-                recordTransition(
-                        orderNumber,
-                        "payment",
-                        PaymentStatus.Pending.name(),
-                        PaymentStatus.Failed.name(),
-                        cause,
-                        "transaction " + transactionId,
-                        now);
-                alsoOnMove.run();
-            }
-            return rows;
-        });
+        return movePending(
+                PaymentStatus.Failed,
+                orderNumber,
+                transactionId,
+                cause,
+                alsoOnMove,
+                now(),
+                "mark-order-failed",
+                "orderNumber",
+                orderNumber,
+                "currency",
+                currency,
+                "amount",
+                amount);
     }
 
     /**

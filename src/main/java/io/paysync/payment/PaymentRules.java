@@ -136,10 +136,7 @@ public final class PaymentRules {
     private String unmovedFailure(CallbackRequest news, Source source) {
         Order current = current(news.orderNumber());
         requireSameAmount(news, source, current);
-        if (!current.paymentStatus().isFinal()) {
-            throw new IllegalStateException(
-                    "Order " + news.orderNumber() + " is Pending but the guarded update moved no row");
-        }
+        requireFinal(current);
         return OUTCOME_IGNORED;
     }
 
@@ -156,10 +153,7 @@ public final class PaymentRules {
         if (boundTo.isPresent() && !boundTo.get().equals(orderNumber)) {
             throw transactionConflict(news, source, boundTo);
         }
-        if (current.paymentStatus() == PaymentStatus.Pending) {
-            // Cannot happen under READ COMMITTED (the UPDATE saw the committed row); refuse rather than guess.
-            throw new IllegalStateException("Order " + orderNumber + " is Pending but the guarded update moved no row");
-        }
+        requireFinal(current);
         anomaly(
                 source,
                 "order-not-pending",
@@ -171,6 +165,17 @@ public final class PaymentRules {
                                 : " by transaction " + current.paymentTransactionId()));
         throw new ApiException(
                 409, "order-not-pending", "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
+    }
+
+    /**
+     * An order the guarded update did not move is final: a Pending one cannot happen under READ COMMITTED (the
+     * UPDATE saw the committed row), so it is refused rather than guessed at.
+     */
+    private static void requireFinal(Order current) {
+        if (!current.paymentStatus().isFinal()) {
+            throw new IllegalStateException(
+                    "Order " + current.orderNumber() + " is Pending but the guarded update moved no row");
+        }
     }
 
     private Order current(String orderNumber) {

@@ -6,6 +6,7 @@ import io.paysync.payment.PaymentRules;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -73,7 +74,8 @@ final class SettlementBatches {
             for (SettlementRow row : rows) {
                 SettlementRow.Reading reading = read(run, row);
                 if (reading != null) {
-                    run.report.count(reading.pending() ? "pending" : settle(reading, with, false));
+                    run.report.count(
+                            reading.pending() ? "pending" : settle(() -> with.apply(reading.news(), reading.source())));
                 }
             }
             if (status.isRollbackOnly()) {
@@ -112,7 +114,7 @@ final class SettlementBatches {
                 run.report.count(
                         moved[i] == 1
                                 ? (reading.news().succeeded() ? PaymentRules.OUTCOME_PAID : PaymentRules.OUTCOME_FAILED)
-                                : settle(reading, rules, true));
+                                : settle(() -> rules.explainUnmoved(reading.news(), reading.source())));
             }
             if (status.isRollbackOnly()) {
                 throw new IllegalStateException("a transition of the batch was refused");
@@ -131,12 +133,13 @@ final class SettlementBatches {
         }
     }
 
-    /** The report's outcome for a final row: the rules' outcome, or the refusal they threw, in the report's words. */
-    private static String settle(SettlementRow.Reading reading, PaymentRules with, boolean unmovedByBatch) {
+    /**
+     * The report's outcome for a final row: what the rules said of it (applied, or explained after the batched
+     * statement moved nothing), or the refusal they threw, in the report's words.
+     */
+    private static String settle(Supplier<String> rulesSay) {
         try {
-            String outcome = unmovedByBatch
-                    ? with.explainUnmoved(reading.news(), reading.source())
-                    : with.apply(reading.news(), reading.source());
+            String outcome = rulesSay.get();
             return PaymentRules.moved(outcome) ? outcome : "already-final";
         } catch (ApiException e) {
             return switch (e.code()) {

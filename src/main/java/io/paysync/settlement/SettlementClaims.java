@@ -76,17 +76,12 @@ final class SettlementClaims {
 
     /** The checkpoint after {@code rowsDone}, in the caller's transaction (the batch's), and the lease renewed. */
     void checkpoint(SettlementRun run, long rowsDone) {
-        int kept = jdbc.update(
-                db.sql("checkpoint-settlement-file"),
+        updateOwned(
+                run,
+                "checkpoint-settlement-file",
                 new MapSqlParameterSource()
-                        .addValue("id", run.id)
-                        .addValue("owner", owner)
                         .addValue("rowsDone", rowsDone)
-                        .addValue("report", run.report.toJson())
                         .addValue("leaseUntil", Database.utc(clock.instant().plus(lease))));
-        if (kept != 1) {
-            throw new LostClaim(run.fileName);
-        }
     }
 
     /** The file finished as {@code state} ({@link #DONE} or {@link #FAILED}), with its report. */
@@ -94,18 +89,21 @@ final class SettlementClaims {
         Instant now = clock.instant();
         run.report.state = state;
         run.report.finishedAt = now.toString();
-        int finished = jdbc.update(
-                db.sql("finish-settlement-file"),
-                new MapSqlParameterSource()
-                        .addValue("id", run.id)
-                        .addValue("owner", owner)
-                        .addValue("state", state)
-                        .addValue("report", run.report.toJson())
-                        .addValue("now", Database.utc(now)));
-        if (finished != 1) {
+        updateOwned(
+                run,
+                "finish-settlement-file",
+                new MapSqlParameterSource().addValue("state", state).addValue("now", Database.utc(now)));
+        run.state = state;
+    }
+
+    /** An update of the file's row with its report, matched on this owner: none matched means the claim is lost. */
+    private void updateOwned(SettlementRun run, String statement, MapSqlParameterSource params) {
+        int updated = jdbc.update(
+                db.sql(statement),
+                params.addValue("id", run.id).addValue("owner", owner).addValue("report", run.report.toJson()));
+        if (updated != 1) {
             throw new LostClaim(run.fileName);
         }
-        run.state = state;
     }
 
     private MapSqlParameterSource params(String name, String sha256, Instant now) {

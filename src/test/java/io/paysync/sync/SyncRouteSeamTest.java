@@ -41,7 +41,7 @@ class SyncRouteSeamTest {
 
     @Test
     void should_refuse_to_start_beside_a_yaml_copy_of_a_built_in_sync_route() throws Exception {
-        // An installation upgraded in place may still hold the YAML of a route that is now Java.
+        // An installation upgraded in place may still hold an old YAML copy of a core route.
         edit("third-party.camel.yaml", y -> y);
         Files.writeString(routes.resolve("paid-order-sync.camel.yaml"), """
                 - route:
