@@ -18,6 +18,7 @@ public final class Settings {
     public static final String DB_USERNAME = "paysync.db.username";
     public static final String DB_PASSWORD = "paysync.db.password";
     public static final String DB_POOL_SIZE = "paysync.db.pool-size";
+    public static final String DB_SCHEMA = "paysync.db.schema";
     public static final String WEBHOOK_SECRET = "paysync.gateway.webhook-secret";
     public static final String TOLERANCE_SECONDS = "paysync.gateway.tolerance-seconds";
     public static final String ADMIN_TOKEN = "paysync.admin.token";

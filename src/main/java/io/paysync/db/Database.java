@@ -14,6 +14,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,9 +41,12 @@ public final class Database implements AutoCloseable {
     private final CompletableFuture<Void> opened = new CompletableFuture<>();
     private final Map<String, HotStatement> hot = new ConcurrentHashMap<>();
     private final String url;
+    /** The schema Paysync's tables live in, as set ({@code paysync.db.schema}); null for the connection's own. */
+    private final String schema;
 
-    private Database(HikariDataSource dataSource, Dialect dialect, String url) {
+    private Database(HikariDataSource dataSource, Dialect dialect, String url, String schema) {
         this.url = url;
+        this.schema = schema;
         this.dataSource = dataSource;
         this.dialect = dialect;
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
@@ -57,6 +61,7 @@ public final class Database implements AutoCloseable {
         String given = settings.require(Settings.DB_URL);
         Dialect dialect = Dialect.fromUrl(given);
         String url = dialect == Dialect.H2 ? H2Durability.durableUrl(given) : given;
+        String schema = SchemaGuard.configured(settings);
         // Configured, not yet started: HikariCP starts a pool built this way at its first getConnection().
         HikariDataSource ds = new HikariDataSource();
         ds.setPoolName("paysync");
@@ -67,7 +72,16 @@ public final class Database implements AutoCloseable {
         ds.setAutoCommit(true);
         // READ COMMITTED everywhere: every transition is one guarded statement whose row count decides.
         ds.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        Database database = new Database(ds, dialect, url);
+        // Every connection resolves unqualified names to Paysync's schema, so no statement names it (SchemaGuard).
+        if (schema != null && dialect == Dialect.POSTGRESQL) {
+            // pgjdbc sets search_path to this schema alone: a table missing from it never falls through to the shop's.
+            ds.setSchema(schema);
+        } else if (schema != null && dialect == Dialect.H2) {
+            // H2 refuses SET SCHEMA before the schema exists, and the pool's first connection comes before Flyway.
+            String h2 = SchemaGuard.spelled(dialect, schema);
+            ds.setConnectionInitSql("CREATE SCHEMA IF NOT EXISTS \"" + h2 + "\"; SET SCHEMA \"" + h2 + "\"");
+        }
+        Database database = new Database(ds, dialect, url, schema);
         Thread opening = new Thread(database::openAndMigrate, "paysync-database-open");
         opening.setDaemon(true);
         opening.start();
@@ -81,12 +95,13 @@ public final class Database implements AutoCloseable {
                 if (dialect == Dialect.H2) {
                     warnIfCrashCanLoseWrites(first);
                 }
+                SchemaGuard.check(first, dialect, schema);
             } catch (SQLException e) {
                 // A pool started lazily throws the cause of its failure; the start reports it as HikariCP's
                 // constructor would, the error an operator knows from any pool that cannot open.
                 throw new HikariPool.PoolInitializationException(e);
             }
-            migrate(dataSource, dialect);
+            migrate(dataSource, dialect, SchemaGuard.spelled(dialect, schema));
             opened.complete(null);
         } catch (Throwable e) {
             dataSource.close();
@@ -135,17 +150,24 @@ public final class Database implements AutoCloseable {
     }
 
     static void migrate(DataSource ds, Dialect dialect) {
-        Flyway flyway = Flyway.configure()
-                .dataSource(ds)
-                .locations(dialect.migrationLocation())
-                .load();
+        migrate(ds, dialect, null);
+    }
+
+    /** @param schema where the tables and Flyway's history go, as the database spells it; null for the default */
+    static void migrate(DataSource ds, Dialect dialect, String schema) {
+        FluentConfiguration config = Flyway.configure().dataSource(ds).locations(dialect.migrationLocation());
+        if (schema != null) {
+            config.schemas(schema).defaultSchema(schema).createSchemas(true);
+        }
+        Flyway flyway = config.load();
         MigrateResult result = flyway.migrate();
         // The version from the migration's own result: flyway.info() would scan the migrations and read the history
         // table a second time, on every start.
         String current = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
         LOG.info(
-                "Database schema ({}) at version {} ({} migrations applied now)",
+                "Database schema ({}{}) at version {} ({} migrations applied now)",
                 dialect.folder(),
+                schema == null ? "" : ", in schema " + schema,
                 current == null ? "none" : current,
                 result.migrationsExecuted);
     }
