@@ -71,13 +71,14 @@ public final class SyncRoutes extends RouteBuilder {
      * while the last came back full (a backlog), so the period only paces an idle worker.
      */
     private void claimLoop() {
-        RouteDefinition route = from("timer:paid-order-sync?period={{paysync.sync.period-ms}}"
-                        + "&delay={{paysync.sync.period-ms}}&synchronous=true")
-                .routeId("paid-order-sync")
-                .routeDescription("Claims Paid, unsynced orders and sends each to the third party")
+        RouteDefinition route = route(
+                        "timer:paid-order-sync?period={{paysync.sync.period-ms}}"
+                                + "&delay={{paysync.sync.period-ms}}&synchronous=true",
+                        "paid-order-sync",
+                        "Claims Paid, unsynced orders and sends each to the third party",
+                        "every-sync-period",
+                        "Every paysync.sync.period-ms, on one thread that waits for its batch")
                 .autoStartup("{{paysync.sync.enabled}}");
-        route.getInput().setId("every-sync-period");
-        route.getInput().setDescription("Every paysync.sync.period-ms, on one thread that waits for its batch");
         LoopDefinition loop = route.loopDoWhile(method(claims, "claimAgain"));
         loop.id("claim-while-backlog")
                 .description("Another claim round while the last came back full (up to "
@@ -121,11 +122,12 @@ public final class SyncRoutes extends RouteBuilder {
      * there, an earlier attempt may have created the record, and the call goes on in doubt.
      */
     private void oneOrder() {
-        RouteDefinition route = from("direct:sync-one-order")
-                .routeId("sync-one-order")
-                .routeDescription("One claimed order, sent once through the idempotent consumer of send keys");
-        route.getInput().setId("claimed-order");
-        route.getInput().setDescription("A SendAttempt of the claimed batch");
+        RouteDefinition route = route(
+                "direct:sync-one-order",
+                "sync-one-order",
+                "One claimed order, sent once through the idempotent consumer of send keys",
+                "claimed-order",
+                "A SendAttempt of the claimed batch");
         FilterDefinition ours = route.filter(method(claims, "stillOurs"));
         ours.id("still-our-claim")
                 .description("Skips an order another worker took over while it waited in the batch (its lease is "
@@ -148,13 +150,12 @@ public final class SyncRoutes extends RouteBuilder {
      * breaker releases the claim without using an attempt.
      */
     private void thirdPartyCall() {
-        RouteDefinition route = from("direct:third-party-call")
-                .routeId("third-party-call")
-                .routeDescription(
-                        "Create or look up the order's record at the third party, through the circuit breaker, and "
-                                + "record it");
-        route.getInput().setId("order-to-send");
-        route.getInput().setDescription("A SendAttempt that passed the send-key idempotent consumer");
+        RouteDefinition route = route(
+                "direct:third-party-call",
+                "third-party-call",
+                "Create or look up the order's record at the third party, through the circuit breaker, and record it",
+                "order-to-send",
+                "A SendAttempt that passed the send-key idempotent consumer");
         route.onException(CallNotPermittedException.class)
                 .id("third-party-breaker-open")
                 .description("The breaker is open: nothing was sent on this try")
@@ -204,5 +205,13 @@ public final class SyncRoutes extends RouteBuilder {
                 .id("classify-answer")
                 .description("Recorded, not found, refused, or a retryable failure (thrown, counted by the breaker)");
         route.bean(outcomes, "record").id("record-outcome").description("The outcome, fenced by the claim token");
+    }
+
+    /** A route with its id and description, and its {@code from} step's, as Hawtio shows them. */
+    private RouteDefinition route(String uri, String id, String description, String fromId, String fromDescription) {
+        RouteDefinition route = from(uri).routeId(id).routeDescription(description);
+        route.getInput().setId(fromId);
+        route.getInput().setDescription(fromDescription);
+        return route;
     }
 }
