@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.WorkerProcess;
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,6 +19,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
@@ -32,6 +34,9 @@ class H2SettlementProcessTest {
 
     private static final Pattern PAID =
             Pattern.compile("paysync_settlement_rows_total\\{outcome=\"paid\"\\} ([0-9.E]+)");
+
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     @TempDir
     Path workDir;
@@ -51,14 +56,16 @@ class H2SettlementProcessTest {
             int port = PaysyncInstance.freePort();
             Map<String, String> env = WorkerProcess.prodEnv(db, port, "http://127.0.0.1:9/unused");
             WorkerProcess victim = WorkerProcess.start(workDir, env, SettlementProcessTest.settlement(inbox, 200));
+            AtomicReference<String> lastAnswer = new AtomicReference<>("none");
             try {
-                // Until it answers, its port refuses connections.
-                await().atMost(Duration.ofSeconds(90))
+                await().atMost(Duration.ofSeconds(120))
                         .pollInterval(Duration.ofMillis(20))
-                        .ignoreExceptions()
-                        .until(() -> paidSoFar(port) >= 2000);
+                        .until(() -> paidSoFar(port, lastAnswer) >= 2000);
             } catch (ConditionTimeoutException e) {
-                throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
+                throw new AssertionError(
+                        "the instance never got into the file; its metrics' last answer: " + lastAnswer.get()
+                                + "\nits log:\n" + victim.output(),
+                        e);
             }
             victim.kill();
             long committed;
@@ -93,16 +100,33 @@ class H2SettlementProcessTest {
         }
     }
 
-    /** The rows the process has applied as paid, from its metrics (0 before the first batch). */
-    private static long paidSoFar(int port) throws Exception {
-        HttpResponse<String> metrics = HttpClient.newHttpClient()
-                .send(
-                        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/metrics"))
-                                .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
+    /**
+     * The rows the process has applied as paid, from its metrics: 0 before the first batch, and while its port refuses
+     * connections or it answers anything but its metrics (what it answered is kept for the failure's message). One
+     * client for every poll: a client per poll holds its selector thread and descriptors until a collection, and
+     * thousands of them starve the polls of connections on a loaded machine.
+     */
+    private static long paidSoFar(int port, AtomicReference<String> lastAnswer) throws Exception {
+        HttpResponse<String> metrics;
+        try {
+            metrics = HTTP.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/observe/metrics"))
+                            .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
+                            .timeout(Duration.ofSeconds(5))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            lastAnswer.set(e.toString());
+            return 0;
+        }
         Matcher m = PAID.matcher(metrics.body());
-        return m.find() ? (long) Double.parseDouble(m.group(1)) : 0;
+        if (metrics.statusCode() != 200 || !m.find()) {
+            lastAnswer.set(
+                    metrics.statusCode() + " " + metrics.body().lines().limit(5).toList());
+            return 0;
+        }
+        lastAnswer.set("200, " + m.group());
+        return (long) Double.parseDouble(m.group(1));
     }
 
     private static long single(Statement s, String sql) throws Exception {
