@@ -30,6 +30,7 @@ import io.paysync.security.Doors;
 import io.paysync.settlement.SettlementAdapters;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
+import io.paysync.shop.ShopAdoption;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
@@ -54,6 +55,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.StartupListener;
 import org.apache.camel.component.http.HttpMethods;
 import org.apache.camel.component.platform.http.plugin.JolokiaPlatformHttpPlugin;
+import org.apache.camel.component.sql.SqlComponent;
 import org.apache.camel.processor.idempotent.jdbc.JdbcMessageIdRepository;
 import org.apache.camel.spi.Registry;
 import org.apache.camel.support.TypeConverterSupport;
@@ -154,6 +156,9 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
         Registry registry = context.getRegistry();
         registry.bind("dataSource", database.dataSource());
+        // camel-sql's own data source: Paysync's, named, since the registry also holds the shop's (shopDataSource)
+        // and the component autowires a data source only while there is one.
+        context.getComponent("sql", SqlComponent.class).setDataSource(database.dataSource());
         registry.bind("orderApi", new OrderApi(orders));
         // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
         // these rules: one copy of them.
@@ -198,6 +203,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         SyncClaims claims = new SyncClaims(syncSettings, sync, gate);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
         ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings);
+        thirdPartyCall.sentByTheShopsJob(sync::sentByTheShopsJob);
         // The claim loop, the send and the fenced outcome: Java routes, since their shape is what Paysync
         // guarantees; the requests they send are the integrator's YAML.
         context.addRoutes(new SyncRoutes(syncSettings, claims, outcomes, thirdPartyCall, sendKeys, "syncSendPool"));
@@ -233,6 +239,16 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                 + UUID.randomUUID().toString().substring(0, 8),
                         Observability.meterRegistry(context)));
         registry.bind("settlementRows", new SettlementRows());
+        // The shop's own orders table: its intake, the write-back of Paysync's conclusions (docs/adopting.md).
+        ShopAdoption.configure(
+                settings,
+                context,
+                database,
+                orders,
+                clock,
+                TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
+                        + UUID.randomUUID().toString().substring(0, 8),
+                Observability.meterRegistry(context));
         // routes/adapters/stripe-settlement.camel.yaml: its folder, checked once the canonical inbox is known.
         SettlementAdapters.configure(settings, context);
         // The simulators answer as a third party and as a gateway would: only where nothing real is at stake.

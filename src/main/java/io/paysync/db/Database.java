@@ -43,6 +43,8 @@ public final class Database implements AutoCloseable {
     private final String url;
     /** The schema Paysync's tables live in, as set ({@code paysync.db.schema}); null for the connection's own. */
     private final String schema;
+    /** Set once at configuration, before any route runs; read by every transition. */
+    private volatile WriteBack writeBack = WriteBack.OFF;
 
     private Database(HikariDataSource dataSource, Dialect dialect, String url, String schema) {
         this.url = url;
@@ -170,6 +172,15 @@ public final class Database implements AutoCloseable {
                 schema == null ? "" : ", in schema " + schema,
                 current == null ? "none" : current,
                 result.migrationsExecuted);
+    }
+
+    /** The conclusions whose transitions write a row to the shop's write-back outbox. */
+    public WriteBack writeBack() {
+        return writeBack;
+    }
+
+    public void writeBack(WriteBack writeBack) {
+        this.writeBack = writeBack;
     }
 
     public DataSource dataSource() {

@@ -19,6 +19,8 @@ public final class TransitionLog {
     public static final String WORKER = "worker";
     public static final String EXPIRY = "expiry";
     public static final String OPERATOR = "operator";
+    /** The shop's own writers before Paysync: its table's row as the cutover or the intake found it. */
+    public static final String LEGACY = "legacy";
 
     /**
      * Why a transition happened. {@code text} is the free-text cause; the other parts are null where they do not apply
@@ -64,6 +66,11 @@ public final class TransitionLog {
             return new Cause("operator " + action, OPERATOR, null, null, null, null, null);
         }
 
+        /** What the shop's table said ({@code text}: which row, and of what). */
+        public static Cause legacy(String text) {
+            return new Cause(text, LEGACY, null, null, null, null, null);
+        }
+
         /** The same cause with the failure that made the transition. */
         public Cause withError(String error, String fingerprint) {
             return new Cause(text, actor, webhookId, claimToken, workerId, error, fingerprint);
@@ -78,9 +85,17 @@ public final class TransitionLog {
         this.db = db;
     }
 
-    /** One row, on the transaction's connection; plain JDBC, as every transition writes one (the callback's hot path). */
+    /**
+     * One row, on the transaction's connection; plain JDBC, as every transition writes one (the callback's hot path).
+     * A conclusion the shop's table is to learn gets its write-back row in the same transaction (the outbox).
+     */
     public void record(Entry e, Instant now) {
         db.hot("insert-transition").update(values(e, now));
+        String conclusion = db.writeBack().conclusion(e);
+        if (conclusion != null) {
+            db.hot("insert-shop-writeback")
+                    .update("orderNumber", e.orderNumber(), "conclusion", conclusion, "now", Database.utc(now));
+        }
     }
 
     public void recordAll(List<Entry> entries, Instant now) {
@@ -91,6 +106,16 @@ public final class TransitionLog {
                 .batchUpdate(
                         db.sql("insert-transition"),
                         entries.stream().map(e -> params(values(e, now))).toArray(SqlParameterSource[]::new));
+        WriteBack writeBack = db.writeBack();
+        SqlParameterSource[] conclusions = entries.stream()
+                .filter(e -> writeBack.conclusion(e) != null)
+                .map(e -> new MapSqlParameterSource("orderNumber", e.orderNumber())
+                        .addValue("conclusion", writeBack.conclusion(e))
+                        .addValue("now", Database.utc(now)))
+                .toArray(SqlParameterSource[]::new);
+        if (conclusions.length > 0) {
+            db.jdbc().batchUpdate(db.sql("insert-shop-writeback"), conclusions);
+        }
     }
 
     /** The row's values by name: {@code n0, v0, n1, v1, ...}. */

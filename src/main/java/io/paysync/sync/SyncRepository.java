@@ -37,6 +37,8 @@ public class SyncRepository {
 
     /** The processor name of the third-party send keys in {@code CAMEL_MESSAGEPROCESSED}. */
     public static final String SEND_KEY_PROCESSOR = "third-party-create";
+    /** The marker, in the same table, of an order the shop's own job may have sent (see {@link #sentByTheShopsJob}). */
+    public static final String LEGACY_SEND_PROCESSOR = "legacy-send";
 
     public Instant now() {
         return clock.instant();
@@ -274,5 +276,18 @@ public class SyncRepository {
         return at.isEmpty() || at.get(0) == null
                 ? Optional.empty()
                 : Optional.of(Duration.between(at.get(0).toInstant(), Instant.now()));
+    }
+
+    /**
+     * Whether the shop's own job may have created this order's record before Paysync took it over (the cutover's
+     * "paid without a GUID", {@code docs/adopting.md}): that send carried no Idempotency-Key of Paysync's.
+     */
+    public boolean sentByTheShopsJob(String orderNumber) {
+        return !db.jdbc()
+                .query(
+                        db.sql("find-send-key"),
+                        Map.of("processorName", LEGACY_SEND_PROCESSOR, "messageId", orderNumber),
+                        (rs, n) -> rs.getTimestamp(1))
+                .isEmpty();
     }
 }

@@ -21,6 +21,7 @@ import java.net.ConnectException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.List;
+import java.util.function.Predicate;
 import javax.net.ssl.SSLHandshakeException;
 import org.apache.camel.AggregationStrategy;
 import org.apache.camel.Exchange;
@@ -51,6 +52,8 @@ public class ThirdPartyCall {
     private final JsonPath createRecordId;
     private final JsonPath lookupRecordId;
     private volatile SyncObserver observer = SyncObserver.NONE;
+    /** Whether the shop's own job may have sent an order, with no Idempotency-Key of ours (none before it is set). */
+    private volatile Predicate<String> sentByTheShopsJob = orderNumber -> false;
 
     ThirdPartyCall(SyncSettings settings, JsonPath createRecordId, JsonPath lookupRecordId) {
         this.settings = settings;
@@ -82,6 +85,11 @@ public class ThirdPartyCall {
         }
     }
 
+    /** How to tell an order the shop's own job may have sent before the cutover. */
+    public void sentByTheShopsJob(Predicate<String> test) {
+        this.sentByTheShopsJob = test;
+    }
+
     /** Where the outcome of every answered try is told (the metrics). */
     public void observe(SyncObserver observer) {
         this.observer = observer;
@@ -110,7 +118,7 @@ public class ThirdPartyCall {
                             + "workers died or hung before recording an outcome"
                             + (inDoubt ? " (in doubt: check the third party)" : ""),
                     SyncFailure.EXHAUSTED));
-        } else if (inDoubt && settings.idempotentCreate()) {
+        } else if (inDoubt && settings.idempotentCreate() && !sentByTheShopsJob.test(order.orderNumber())) {
             LOG.info(
                     "Order {}: an earlier attempt may have created the record; resending with the same "
                             + "Idempotency-Key",
@@ -120,9 +128,13 @@ public class ThirdPartyCall {
         } else if (inDoubt) {
             attempt.action(Action.GIVE_UP);
             attempt.outcome(new SendAttempt.DeadLetter(
-                    "in doubt: an earlier attempt may have created the record and "
-                            + "the third party has neither idempotent create nor lookup; check it and resolve or retry by "
-                            + "hand",
+                    sentByTheShopsJob.test(order.orderNumber())
+                            ? "in doubt: the shop's own job may have created the record before the cutover, without"
+                                    + " Paysync's Idempotency-Key, and the third party has no lookup; check it and"
+                                    + " resolve or retry by hand"
+                            : "in doubt: an earlier attempt may have created the record and "
+                                    + "the third party has neither idempotent create nor lookup; check it and resolve or"
+                                    + " retry by hand",
                     SyncFailure.IN_DOUBT));
         }
         attempt.requestStarted(attempt.isCallNeeded());

@@ -32,8 +32,17 @@ public abstract class TestDatabase implements AutoCloseable {
     public void reset() throws SQLException {
         try (Connection c = connect();
                 Statement s = c.createStatement()) {
-            for (String table :
-                    new String[] {"order_transitions", "anomalies", "orders", "CAMEL_MESSAGEPROCESSED", "callbacks"}) {
+            for (String table : new String[] {
+                "order_transitions",
+                "anomalies",
+                "orders",
+                "CAMEL_MESSAGEPROCESSED",
+                "callbacks",
+                "settlement_files",
+                "shop_intakes",
+                "shop_intake_gaps",
+                "shop_writebacks"
+            }) {
                 s.execute("TRUNCATE TABLE " + table);
             }
         }

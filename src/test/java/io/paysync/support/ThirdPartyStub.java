@@ -206,6 +206,11 @@ public final class ThirdPartyStub implements AutoCloseable {
         released.countDown();
     }
 
+    /** Forgets the requests seen so far (a record created before the test's subject ran), keeping the records. */
+    public void clearRequests() {
+        requests.clear();
+    }
+
     public List<Request> requests() {
         return new ArrayList<>(requests);
     }

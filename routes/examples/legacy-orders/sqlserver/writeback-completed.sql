@@ -1,0 +1,5 @@
+-- The third party's record id, written back once: a row that has one keeps it.
+UPDATE dbo.Orders
+SET ThirdPartyGuid = :#thirdPartyGuid
+WHERE OrderNumber = :#orderNumber
+  AND ThirdPartyGuid IS NULL

@@ -1,0 +1,202 @@
+package io.paysync.shop;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.paysync.db.Database;
+import io.paysync.db.TransitionLog;
+import io.paysync.order.Order;
+import io.paysync.order.OrderRepository;
+import io.paysync.sync.Backoff;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.camel.Exchange;
+import org.apache.camel.Message;
+import org.apache.camel.component.sql.SqlConstants;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+
+/**
+ * Delivers the outbox of conclusions to the shop's table (routes/shop-writeback.camel.yaml): each row written by
+ * {@link TransitionLog} in its transition's transaction, delivered after it through the integrator's
+ * {@code writeback-<conclusion>.sql}, retried with backoff while the shop's database is away, and deleted once the
+ * statement ran. An order's conclusions go one at a time in the order they were reached; the integrator's statements
+ * are guarded (docs/adopting.md), so a repeated delivery (a crash after the shop committed, before the outbox row
+ * went) leaves the shop's row as it is.
+ */
+public class ShopWriteBack {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ShopWriteBack.class);
+
+    /** The exchange property with the write-back being delivered. */
+    public static final String ITEM = "shopWriteBack";
+
+    /** The write-back's settings. */
+    public record Settings(int batchSize, Duration lease, Duration backoffInitial, Duration backoffMax) {}
+
+    /** One claimed write-back and the order it tells of. */
+    public record Item(long id, String claimToken, String conclusion, int attempts, Order order) {}
+
+    private final Settings settings;
+    private final Database db;
+    private final OrderRepository orders;
+    private final Clock clock;
+    private final MeterRegistry metrics;
+
+    public ShopWriteBack(Settings settings, Database db, OrderRepository orders, Clock clock, MeterRegistry metrics) {
+        this.settings = settings;
+        this.db = db;
+        this.orders = orders;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** The lag and backlog gauges: registered only while the write-back is on (each scrape reads the outbox). */
+    public void observe() {
+        Gauge.builder("paysync.shop.writeback.lag", this, ShopWriteBack::lagSeconds)
+                .description("Age of the oldest conclusion the shop's table has not learnt yet, in seconds (0 when"
+                        + " none waits)")
+                .baseUnit("seconds")
+                .register(metrics);
+        Gauge.builder("paysync.shop.writeback.waiting", this, w -> w.lag().waiting)
+                .description("Conclusions waiting in the write-back outbox")
+                .register(metrics);
+    }
+
+    /** The due write-backs this instance claimed, each with its order, as the body. */
+    public void claim(Exchange exchange) {
+        Instant now = clock.instant();
+        String token = UUID.randomUUID().toString();
+        List<Map<String, Object>> due = db.jdbc()
+                .queryForList(
+                        db.sql("list-due-shop-writebacks"),
+                        new MapSqlParameterSource("now", Database.utc(now)).addValue("limit", settings.batchSize()));
+        List<Item> items = new ArrayList<>();
+        for (Map<String, Object> row : due) {
+            Map<String, Object> r = lower(row);
+            long id = ((Number) r.get("id")).longValue();
+            int claimed = db.jdbc()
+                    .update(
+                            db.sql("claim-shop-writeback"),
+                            new MapSqlParameterSource("id", id)
+                                    .addValue("claimToken", token)
+                                    .addValue("leaseUntil", Database.utc(now.plus(settings.lease())))
+                                    .addValue("now", Database.utc(now)));
+            if (claimed != 1) {
+                continue; // another instance took it between the read and the claim
+            }
+            String orderNumber = (String) r.get("order_number");
+            Order order = orders.find(orderNumber)
+                    .orElseThrow(() -> new IllegalStateException("write-back for unknown order " + orderNumber));
+            items.add(
+                    new Item(id, token, (String) r.get("conclusion"), ((Number) r.get("attempts")).intValue(), order));
+        }
+        exchange.getMessage().setBody(items);
+    }
+
+    /**
+     * The integrator's statement's parameters as headers: {@code orderNumber}, {@code conclusion},
+     * {@code transactionId}, {@code paidAt} (UTC, with its offset), {@code paidAtUtc} (the same as a UTC local time, for
+     * a {@code DATETIME2} or {@code timestamp} column), {@code thirdPartyGuid}, {@code syncedAt}, {@code syncedAtUtc}.
+     */
+    public void headers(Exchange exchange) {
+        Item item = exchange.getMessage().getBody(Item.class);
+        exchange.setProperty(ITEM, item);
+        Order o = item.order();
+        Message m = exchange.getMessage();
+        m.setHeader("orderNumber", o.orderNumber());
+        m.setHeader("conclusion", item.conclusion());
+        m.setHeader("transactionId", o.paymentTransactionId());
+        m.setHeader("paidAt", Database.utc(o.paidAt()));
+        m.setHeader("paidAtUtc", local(o.paidAt()));
+        m.setHeader("thirdPartyGuid", o.thirdPartyGuid());
+        m.setHeader("syncedAt", Database.utc(o.syncedAt()));
+        m.setHeader("syncedAtUtc", local(o.syncedAt()));
+    }
+
+    /** The statement ran: the outbox row goes. */
+    public void delivered(Exchange exchange) {
+        Item item = exchange.getProperty(ITEM, Item.class);
+        Integer count = exchange.getMessage().getHeader(SqlConstants.SQL_UPDATE_COUNT, Integer.class);
+        db.jdbc()
+                .update(
+                        db.sql("delete-shop-writeback"),
+                        new MapSqlParameterSource("id", item.id()).addValue("claimToken", item.claimToken()));
+        Counter.builder("paysync.shop.writebacks")
+                .description(
+                        "Conclusions delivered to the shop's table: written, or unchanged (the row said so already,"
+                                + " or is not the shop's)")
+                .tag("outcome", count != null && count > 0 ? "written" : "unchanged")
+                .register(metrics)
+                .increment();
+    }
+
+    /** The statement failed: again after the backoff; the error is kept on the row and logged without values. */
+    public void retryLater(Exchange exchange) {
+        Item item = exchange.getProperty(ITEM, Item.class);
+        Exception e = exchange.getException() != null
+                ? exchange.getException()
+                : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
+        String error = e == null ? "unknown" : e.getClass().getSimpleName() + ": " + e.getMessage();
+        Duration delay = Backoff.next(item.attempts() + 1, settings.backoffInitial(), settings.backoffMax(), 0);
+        db.jdbc()
+                .update(
+                        db.sql("retry-shop-writeback"),
+                        new MapSqlParameterSource("id", item.id())
+                                .addValue("claimToken", item.claimToken())
+                                .addValue(
+                                        "nextAttemptAt",
+                                        Database.utc(clock.instant().plus(delay)))
+                                .addValue("error", TransitionLog.truncate(error, 1000)));
+        LOG.warn(
+                "Write-back of {} for order {} to the shop's table failed (attempt {}), again in {} ms: {}",
+                item.conclusion(),
+                item.order().orderNumber(),
+                item.attempts() + 1,
+                delay.toMillis(),
+                e == null ? "unknown" : e.getClass().getSimpleName());
+        Counter.builder("paysync.shop.writebacks")
+                .tag("outcome", "retry")
+                .register(metrics)
+                .increment();
+    }
+
+    record Lag(long waiting, double seconds) {}
+
+    Lag lag() {
+        return db.jdbc().queryForObject(db.sql("shop-writeback-lag"), Map.of(), (rs, i) -> {
+            OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
+            double seconds = oldest == null
+                    ? 0
+                    : Math.max(
+                            0,
+                            Duration.between(oldest.toInstant(), clock.instant())
+                                            .toMillis()
+                                    / 1000.0);
+            return new Lag(rs.getLong("waiting"), seconds);
+        });
+    }
+
+    private double lagSeconds() {
+        return lag().seconds;
+    }
+
+    private static LocalDateTime local(Instant t) {
+        return t == null ? null : LocalDateTime.ofInstant(t, ZoneOffset.UTC);
+    }
+
+    private static Map<String, Object> lower(Map<String, Object> row) {
+        Map<String, Object> out = new java.util.HashMap<>();
+        row.forEach((k, v) -> out.put(k.toLowerCase(java.util.Locale.ROOT), v));
+        return out;
+    }
+}

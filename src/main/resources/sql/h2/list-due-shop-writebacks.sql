@@ -1,0 +1,9 @@
+-- Due write-backs, oldest first; only each order's first one: an order's conclusions reach the shop in the order
+-- they were reached (Paid before Completed), the next once the one before it is delivered.
+SELECT w.id, w.order_number, w.conclusion, w.attempts
+FROM shop_writebacks w
+WHERE w.next_attempt_at <= :now
+  AND (w.lease_until IS NULL OR w.lease_until < :now)
+  AND NOT EXISTS (SELECT 1 FROM shop_writebacks p WHERE p.order_number = w.order_number AND p.id < w.id)
+ORDER BY w.id
+LIMIT :limit

@@ -1,0 +1,419 @@
+package io.paysync.shop;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Paysync beside a shop's own {@code Orders} table (the design note's, from routes/examples/legacy-orders/): the
+ * cutover of the rows in flight, the intake of new rows, including ones whose keys commit out of order, and the
+ * write-back of Paysync's conclusions, with a stand-in for the shop's C# writer working on the table meanwhile. The
+ * shop's table lives in a database of its own ({@code paysync.shop.db.url}), as it does when Paysync gets its own
+ * database; {@link #should_take_the_shops_table_from_paysyncs_own_database_beside_its_schema} puts both in one.
+ */
+public abstract class AdoptionSuite {
+
+    /** A new, empty database of this engine. */
+    protected abstract TestDatabase createDatabase() throws Exception;
+
+    /** The folder of the dialect's worked example under routes/examples/legacy-orders/. */
+    protected abstract String dialect();
+
+    protected TestDatabase paysyncDb;
+    protected TestDatabase shopDb;
+    private final List<PaysyncInstance> apps = new ArrayList<>();
+    private ThirdPartyStub stub;
+
+    @TempDir
+    Path sqlDir;
+
+    @BeforeEach
+    void createDatabases() throws Exception {
+        paysyncDb = createDatabase();
+        shopDb = createDatabase();
+        createShopTable(shopDb);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        for (PaysyncInstance app : apps) {
+            app.close();
+        }
+        if (stub != null) {
+            stub.close();
+        }
+        paysyncDb.close();
+        shopDb.close();
+    }
+
+    private Path example() {
+        return Path.of("routes/examples/legacy-orders", dialect());
+    }
+
+    private void createShopTable(TestDatabase db) throws Exception {
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            s.execute(stripComments(Files.readString(example().resolve("shop-table.sql"))));
+        }
+    }
+
+    private static String stripComments(String sql) {
+        return sql.lines().filter(l -> !l.strip().startsWith("--")).reduce("", (a, b) -> a + b + "\n");
+    }
+
+    /** The stand-in for the shop's C# web service: an order as it inserts one, and its later updates. */
+    protected long insertShopOrder(
+            Connection c, String number, String amount, Boolean paid, String transactionId, String guid)
+            throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(
+                "INSERT INTO Orders (OrderNumber, Amount, Currency, payment, PaymentTransactionId, ThirdPartyGuid,"
+                        + " CreatedAtUtc, PaidAtUtc) VALUES (?, ?, 'EUR', ?, ?, ?, ?, ?)",
+                Statement.RETURN_GENERATED_KEYS)) {
+            ps.setString(1, number);
+            ps.setBigDecimal(2, new java.math.BigDecimal(amount));
+            if (paid == null) {
+                ps.setNull(3, java.sql.Types.BOOLEAN);
+            } else {
+                ps.setBoolean(3, paid);
+            }
+            ps.setString(4, transactionId);
+            ps.setString(5, guid);
+            ps.setTimestamp(6, Timestamp.valueOf("2026-11-30 10:00:00"));
+            ps.setTimestamp(7, Boolean.TRUE.equals(paid) ? Timestamp.valueOf("2026-11-30 10:01:00") : null);
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+                keys.next();
+                return keys.getLong(1);
+            }
+        }
+    }
+
+    protected long insertShopOrder(String number, Boolean paid, String transactionId, String guid) throws SQLException {
+        try (Connection c = shopDb.connect()) {
+            return insertShopOrder(c, number, "10.00", paid, transactionId, guid);
+        }
+    }
+
+    /** The shop's row as its screens read it: payment, PaymentTransactionId, ThirdPartyGuid, PaidAtUtc. */
+    protected Map<String, Object> shopRow(String number) throws SQLException {
+        try (Connection c = shopDb.connect();
+                PreparedStatement ps = c.prepareStatement("SELECT payment, PaymentTransactionId, ThirdPartyGuid,"
+                        + " PaidAtUtc FROM Orders WHERE OrderNumber = ?")) {
+            ps.setString(1, number);
+            try (ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                Map<String, Object> row = new HashMap<>();
+                row.put("payment", rs.getObject(1) == null ? null : rs.getBoolean(1));
+                row.put("transactionId", rs.getString(2));
+                row.put("guid", rs.getString(3));
+                row.put("paidAt", rs.getTimestamp(4));
+                return row;
+            }
+        }
+    }
+
+    private PaysyncInstance start(Map<String, String> extra) throws Exception {
+        Map<String, String> settings = new HashMap<>();
+        settings.put("paysync.shop.db.url", shopDb.url());
+        settings.put("paysync.shop.db.username", shopDb.username());
+        settings.put("paysync.shop.db.password", shopDb.password());
+        settings.put("paysync.shop.sql-dir", example().toString());
+        settings.put("paysync.shop.intake.enabled", "true");
+        settings.put("paysync.shop.intake.period-ms", "100");
+        settings.put("paysync.shop.intake.batch-size", "3");
+        settings.putAll(extra);
+        PaysyncInstance app = PaysyncInstance.start(paysyncDb, settings);
+        apps.add(app);
+        return app;
+    }
+
+    private ThirdPartyStub stub() throws Exception {
+        if (stub == null) {
+            stub = ThirdPartyStub.start();
+        }
+        return stub;
+    }
+
+    private static void awaitColumn(PaysyncInstance app, String number, String column, String value) {
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .untilAsserted(() -> assertThat(app.column(number, column)).isEqualTo(value));
+    }
+
+    private static long anomalies(PaysyncInstance app, String kind, String number) throws SQLException {
+        return app.count(
+                "SELECT COUNT(*) FROM anomalies WHERE kind = '" + kind + "' AND order_number = '" + number + "'");
+    }
+
+    @Test
+    void should_take_each_row_in_flight_at_the_cutover_as_the_design_note_classes_it() throws Exception {
+        insertShopOrder("CUT-PENDING", false, null, null);
+        insertShopOrder("CUT-RECORDED", true, "gw_rec", "guid-by-old-job");
+        insertShopOrder("CUT-DOUBT", true, "gw_doubt", null);
+        insertShopOrder("CUT-VICTIM", false, null, "guid-of-the-race");
+        ThirdPartyStub third = stub();
+        // The old job's create for CUT-DOUBT reached the third party; it crashed before saving the GUID.
+        String oldJobsRecord = createAsTheOldJob(third, "CUT-DOUBT");
+
+        PaysyncInstance app = start(Map.of(
+                "paysync.sync.enabled", "true",
+                "paysync.sync.period-ms", "100",
+                "paysync.third-party.url", third.url(),
+                "paysync.third-party.lookup-enabled", "true",
+                "paysync.third-party.response-timeout-ms", "1000",
+                "paysync.third-party.lookup-settle-ms", "1000"));
+
+        awaitColumn(app, "CUT-DOUBT", "sync_status", "Completed");
+        awaitColumn(app, "CUT-VICTIM", "sync_status", "Completed");
+        assertThat(app.column("CUT-PENDING", "payment_status"))
+                .as("payment = 0 is not known, never a failure")
+                .isEqualTo("Pending");
+        assertThat(app.column("CUT-PENDING", "sync_status")).isEqualTo("Pending");
+        assertThat(app.column("CUT-RECORDED", "payment_status")).isEqualTo("Paid");
+        assertThat(app.column("CUT-RECORDED", "sync_status")).isEqualTo("Completed");
+        assertThat(app.column("CUT-RECORDED", "third_party_guid")).isEqualTo("guid-by-old-job");
+        assertThat(app.column("CUT-DOUBT", "payment_status")).isEqualTo("Paid");
+        assertThat(app.column("CUT-DOUBT", "third_party_guid"))
+                .as("the lookup found the old job's record")
+                .isEqualTo(oldJobsRecord);
+        assertThat(app.column("CUT-VICTIM", "payment_status")).isEqualTo("Pending");
+        assertThat(app.column("CUT-VICTIM", "third_party_guid")).isEqualTo("guid-of-the-race");
+        assertThat(anomalies(app, "sent-before-final", "CUT-VICTIM")).isEqualTo(1);
+
+        // The victim's payment succeeds later: it is Paid, and still never sent again.
+        assertThat(app.callback("CUT-VICTIM", "gw_victim", "10.00", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
+        await().during(Duration.ofMillis(800)).atMost(Duration.ofSeconds(3)).until(() -> true);
+        assertThat(third.requestsFor("CUT-RECORDED"))
+                .as("paid with a GUID: never sent")
+                .isZero();
+        assertThat(third.requestsFor("CUT-VICTIM"))
+                .as("the race's victim: never sent again")
+                .isZero();
+        assertThat(third.requests().stream()
+                        .filter(r -> "CUT-DOUBT".equals(r.orderNumber()))
+                        .map(ThirdPartyStub.Request::method)
+                        .toList())
+                .as("in doubt: looked up, never created again (the old job sent no Idempotency-Key of ours)")
+                .containsExactly("GET");
+        assertThat(third.recordsFor("CUT-DOUBT")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM orders")).isEqualTo(4);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE actor = 'legacy' AND machine = 'payment'"))
+                .as("the shop's own conclusions, in the history as the shop's")
+                .isEqualTo(2);
+    }
+
+    @Test
+    void should_leave_a_paid_row_without_a_record_to_an_operator_when_the_third_party_has_no_lookup() throws Exception {
+        insertShopOrder("DOUBT-1", true, "gw_d1", null);
+        ThirdPartyStub third = stub();
+        PaysyncInstance app = start(Map.of(
+                "paysync.sync.enabled", "true",
+                "paysync.sync.period-ms", "100",
+                "paysync.third-party.url", third.url()));
+
+        awaitColumn(app, "DOUBT-1", "sync_status", "Failed");
+        assertThat(app.column("DOUBT-1", "last_sync_error")).contains("shop's own job");
+        assertThat(third.requestsFor("DOUBT-1"))
+                .as("idempotent create does not cover a send without our key: nothing is sent")
+                .isZero();
+    }
+
+    @Test
+    void should_read_the_transitional_nullable_bit_as_unknown_paid_and_failed() throws Exception {
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE Orders ALTER COLUMN payment DROP NOT NULL");
+            s.execute("ALTER TABLE Orders ALTER COLUMN payment DROP DEFAULT");
+        }
+        Files.writeString(
+                sqlDir.resolve("intake.sql"),
+                Files.readString(example().resolve("intake.sql"))
+                        .replace(
+                                "CASE WHEN payment = TRUE THEN 'paid' ELSE 'pending' END",
+                                "CASE WHEN payment = TRUE THEN 'paid' WHEN payment = FALSE THEN 'failed'"
+                                        + " ELSE 'pending' END"));
+        insertShopOrder("NB-NULL", null, null, null);
+        insertShopOrder("NB-ONE", true, "gw_nb1", null);
+        insertShopOrder("NB-ZERO", false, null, null);
+        insertShopOrder("NB-ZERO-GUID", false, null, "guid-nb");
+        PaysyncInstance app = start(Map.of("paysync.shop.sql-dir", sqlDir.toString()));
+
+        awaitColumn(app, "NB-ZERO-GUID", "sync_status", "Completed");
+        assertThat(app.column("NB-NULL", "payment_status")).isEqualTo("Pending");
+        assertThat(app.column("NB-ONE", "payment_status")).isEqualTo("Paid");
+        assertThat(app.column("NB-ZERO", "payment_status")).isEqualTo("Failed");
+        assertThat(app.column("NB-ZERO-GUID", "payment_status")).isEqualTo("Failed");
+        assertThat(anomalies(app, "sent-before-final", "NB-ZERO-GUID")).isEqualTo(1);
+    }
+
+    @Test
+    void should_lose_no_order_whose_key_commits_after_a_higher_one_was_read() throws Exception {
+        PaysyncInstance app = start(Map.of());
+        try (Connection slow = shopDb.connect()) {
+            slow.setAutoCommit(false);
+            // The slow transaction takes its key first and commits last.
+            long slowKey = insertShopOrder(slow, "OOO-SLOW", "10.00", false, null, null);
+            long fastKey = insertShopOrder("OOO-FAST", false, null, null);
+            assertThat(fastKey).isGreaterThan(slowKey);
+            awaitColumn(app, "OOO-FAST", "payment_status", "Pending");
+            await().during(Duration.ofMillis(500))
+                    .atMost(Duration.ofSeconds(2))
+                    .until(() -> app.count("SELECT COUNT(*) FROM orders WHERE order_number = 'OOO-SLOW'") == 0);
+            assertThat(app.count("SELECT COUNT(*) FROM shop_intake_gaps"))
+                    .as("the key passed unseen is kept as a gap")
+                    .isEqualTo(1);
+            slow.commit();
+        }
+        awaitColumn(app, "OOO-SLOW", "payment_status", "Pending");
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.count("SELECT COUNT(*) FROM shop_intake_gaps") == 0);
+    }
+
+    @Test
+    void should_let_a_gap_go_after_its_grace_when_its_key_never_commits() throws Exception {
+        PaysyncInstance app = start(Map.of("paysync.shop.intake.gap-grace-seconds", "1"));
+        try (Connection rolledBack = shopDb.connect()) {
+            rolledBack.setAutoCommit(false);
+            insertShopOrder(rolledBack, "RB-1", "10.00", false, null, null);
+            insertShopOrder("RB-2", false, null, null);
+            awaitColumn(app, "RB-2", "payment_status", "Pending");
+            rolledBack.rollback();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.count("SELECT COUNT(*) FROM shop_intake_gaps") == 0);
+        insertShopOrder("RB-3", false, null, null);
+        awaitColumn(app, "RB-3", "payment_status", "Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM orders")).isEqualTo(2);
+    }
+
+    @Test
+    void should_take_every_row_exactly_once_with_two_instances_and_a_writer_inserting_meanwhile() throws Exception {
+        PaysyncInstance a = start(Map.of());
+        start(Map.of());
+        int rows = 60;
+        try (Connection c = shopDb.connect()) {
+            for (int i = 0; i < rows; i++) {
+                insertShopOrder(c, "TWO-" + i, "10.00", i % 3 == 0, i % 3 == 0 ? "gw_two_" + i : null, null);
+            }
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> a.count("SELECT COUNT(*) FROM orders") == rows);
+        assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
+                .as("one adoption per paid row, none twice")
+                .isEqualTo(rows / 3);
+        assertThat(a.count("SELECT rows_taken FROM shop_intakes")).isEqualTo(rows);
+    }
+
+    @Test
+    void should_write_paysyncs_conclusions_back_to_the_shops_row_and_never_backwards() throws Exception {
+        insertShopOrder("WB-1", false, null, null);
+        ThirdPartyStub third = stub();
+        PaysyncInstance app = start(Map.of(
+                "paysync.shop.writeback.enabled", "true",
+                "paysync.shop.writeback.period-ms", "100",
+                "paysync.sync.enabled", "true",
+                "paysync.sync.period-ms", "100",
+                "paysync.third-party.url", third.url()));
+        awaitColumn(app, "WB-1", "payment_status", "Pending");
+
+        assertThat(app.callback("WB-1", "gw_wb1", "10.00", "EUR", "succeeded").outcome())
+                .isEqualTo("paid");
+        awaitColumn(app, "WB-1", "sync_status", "Completed");
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(shopRow("WB-1").get("guid")).isEqualTo(third.idFor("WB-1")));
+        Map<String, Object> row = shopRow("WB-1");
+        assertThat(row.get("payment")).isEqualTo(true);
+        assertThat(row.get("transactionId")).isEqualTo("gw_wb1");
+        assertThat(row.get("paidAt")).isNotNull();
+        assertThat(app.count("SELECT COUNT(*) FROM shop_writebacks")).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE order_number = 'WB-1'"))
+                .isEqualTo(1);
+
+        // A repeated delivery of the Paid conclusion (a crash after the shop committed): the row keeps its record.
+        app.execute("INSERT INTO shop_writebacks (order_number, conclusion, created_at, attempts, next_attempt_at)"
+                + " VALUES ('WB-1', 'Paid', CURRENT_TIMESTAMP, 0, CURRENT_TIMESTAMP)");
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.count("SELECT COUNT(*) FROM shop_writebacks") == 0);
+        assertThat(shopRow("WB-1")).isEqualTo(row);
+    }
+
+    @Test
+    void should_keep_conclusions_in_the_outbox_while_the_shops_table_is_away_and_deliver_them_in_order()
+            throws Exception {
+        insertShopOrder("AWAY-1", false, null, null);
+        ThirdPartyStub third = stub();
+        PaysyncInstance app = start(Map.of(
+                "paysync.shop.writeback.enabled", "true",
+                "paysync.shop.writeback.period-ms", "100",
+                "paysync.shop.writeback.backoff-initial-ms", "100",
+                "paysync.shop.writeback.backoff-max-ms", "300",
+                "paysync.sync.enabled", "true",
+                "paysync.sync.period-ms", "100",
+                "paysync.third-party.url", third.url()));
+        awaitColumn(app, "AWAY-1", "payment_status", "Pending");
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE Orders RENAME TO OrdersAway");
+        }
+        assertThat(app.callback("AWAY-1", "gw_away", "10.00", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
+        awaitColumn(app, "AWAY-1", "sync_status", "Completed");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> app.count("SELECT COUNT(*) FROM shop_writebacks WHERE attempts >= 2") == 1);
+        assertThat(app.count("SELECT COUNT(*) FROM shop_writebacks"))
+                .as("Paid and Completed wait, Completed behind Paid")
+                .isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM shop_writebacks WHERE conclusion = 'Completed' AND attempts > 0"))
+                .as("an order's later conclusion is not tried before the earlier one is delivered")
+                .isZero();
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE OrdersAway RENAME TO Orders");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.count("SELECT COUNT(*) FROM shop_writebacks") == 0);
+        Map<String, Object> row = shopRow("AWAY-1");
+        assertThat(row.get("payment")).isEqualTo(true);
+        assertThat(row.get("guid")).isEqualTo(third.idFor("AWAY-1"));
+    }
+
+    /** The shop's old timer job creating a record as it did: its own POST, with no Idempotency-Key of Paysync's. */
+    private static String createAsTheOldJob(ThirdPartyStub third, String orderNumber) throws Exception {
+        HttpResponse<String> created = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(third.url() + "/records"))
+                                .header("Content-Type", "application/json")
+                                .header("Idempotency-Key", orderNumber)
+                                .POST(HttpRequest.BodyPublishers.ofString(
+                                        "{\"orderNumber\":\"" + orderNumber + "\",\"paid\":true}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+        assertThat(created.statusCode()).isBetween(200, 201);
+        String id = third.idFor(orderNumber);
+        third.clearRequests();
+        return id;
+    }
+}
