@@ -245,6 +245,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 context,
                 database,
                 orders,
+                rules,
                 clock,
                 TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
                         + UUID.randomUUID().toString().substring(0, 8),

@@ -57,6 +57,14 @@ public final class PaymentRules {
                     null, TransitionLog.Cause.gateway(RECONCILIATION_CAUSE), "gateway status API says ", true);
         }
 
+        /**
+         * The shop's own table, where its old web service still sets the payment bit ({@code cause}: which row): the
+         * same row is read every watch round, so each anomaly is recorded once.
+         */
+        public static Source legacy(String cause) {
+            return new Source(null, TransitionLog.Cause.legacy(cause), "the shop's table says ", true);
+        }
+
         /** A settlement file's row, named by its file and line ({@code cause}). */
         public static Source settlement(String cause) {
             return new Source(null, TransitionLog.Cause.gateway(cause), cause + " says ", false);

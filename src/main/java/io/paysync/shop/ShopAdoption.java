@@ -7,6 +7,7 @@ import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.db.WriteBack;
 import io.paysync.order.OrderRepository;
+import io.paysync.payment.PaymentRules;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,6 +32,7 @@ public final class ShopAdoption {
     public static final String INTAKE_ENABLED = "paysync.shop.intake.enabled";
     public static final String WRITEBACK_ENABLED = "paysync.shop.writeback.enabled";
     public static final String WRITEBACK_CONCLUSIONS = "paysync.shop.writeback.conclusions";
+    public static final String LEGACY_PAYMENTS = "paysync.shop.legacy-payments";
 
     private ShopAdoption() {}
 
@@ -44,6 +46,7 @@ public final class ShopAdoption {
             CamelContext context,
             Database database,
             OrderRepository orders,
+            PaymentRules rules,
             Clock clock,
             String owner,
             MeterRegistry metrics)
@@ -104,6 +107,27 @@ public final class ShopAdoption {
                                 shopOrders,
                                 clock,
                                 metrics));
+        String legacy = settings.getOrDefault(LEGACY_PAYMENTS, "anomaly");
+        if (!legacy.equals("anomaly") && !legacy.equals("accept")) {
+            throw new InvalidSettingsException(
+                    List.of(LEGACY_PAYMENTS + " must be anomaly or accept (is '" + legacy + "')"));
+        }
+        context.getRegistry()
+                .bind(
+                        "shopWatch",
+                        new ShopWatch(
+                                new ShopWatch.Settings(
+                                        settings.getOrDefault("paysync.shop.intake.source", "shop-orders"),
+                                        Duration.ofHours(
+                                                settings.getInt("paysync.shop.watch.window-hours", 72, 1, 8760)),
+                                        settings.getInt("paysync.shop.watch.max-orders", 5000, 1, 1_000_000),
+                                        500,
+                                        legacy.equals("accept")),
+                                database,
+                                orders,
+                                rules,
+                                clock,
+                                metrics));
         // Bound whether on or off: the route exists either way, started only when on.
         ShopWriteBack delivery = new ShopWriteBack(
                 new ShopWriteBack.Settings(
@@ -131,6 +155,7 @@ public final class ShopAdoption {
         List<String> needed = new ArrayList<>();
         if (intake) {
             needed.add("intake.sql");
+            needed.add("watch.sql");
         }
         for (String conclusion : writeBack.conclusions()) {
             needed.add("writeback-" + conclusion.toLowerCase(Locale.ROOT) + ".sql");

@@ -19,6 +19,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Timestamp;
 import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -102,8 +104,11 @@ public abstract class AdoptionSuite {
             }
             ps.setString(4, transactionId);
             ps.setString(5, guid);
-            ps.setTimestamp(6, Timestamp.valueOf("2026-11-30 10:00:00"));
-            ps.setTimestamp(7, Boolean.TRUE.equals(paid) ? Timestamp.valueOf("2026-11-30 10:01:00") : null);
+            // The shop's ...Utc columns: UTC wall-clock times, a minute ago.
+            LocalDateTime created =
+                    LocalDateTime.now(ZoneOffset.UTC).minusMinutes(1).withNano(0);
+            ps.setTimestamp(6, Timestamp.valueOf(created));
+            ps.setTimestamp(7, Boolean.TRUE.equals(paid) ? Timestamp.valueOf(created.plusSeconds(30)) : null);
             ps.executeUpdate();
             try (ResultSet keys = ps.getGeneratedKeys()) {
                 keys.next();
@@ -259,6 +264,7 @@ public abstract class AdoptionSuite {
                                 "CASE WHEN payment = TRUE THEN 'paid' ELSE 'pending' END",
                                 "CASE WHEN payment = TRUE THEN 'paid' WHEN payment = FALSE THEN 'failed'"
                                         + " ELSE 'pending' END"));
+        Files.copy(example().resolve("watch.sql"), sqlDir.resolve("watch.sql"));
         insertShopOrder("NB-NULL", null, null, null);
         insertShopOrder("NB-ONE", true, "gw_nb1", null);
         insertShopOrder("NB-ZERO", false, null, null);
@@ -398,6 +404,87 @@ public abstract class AdoptionSuite {
         Map<String, Object> row = shopRow("AWAY-1");
         assertThat(row.get("payment")).isEqualTo(true);
         assertThat(row.get("guid")).isEqualTo(third.idFor("AWAY-1"));
+    }
+
+    @Test
+    void should_read_a_status_column_as_the_shops_payment() throws Exception {
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE Orders ADD COLUMN Status VARCHAR(16)");
+        }
+        Files.writeString(
+                sqlDir.resolve("intake.sql"),
+                Files.readString(example().resolve("intake.sql"))
+                        .replace(
+                                "CASE WHEN payment = TRUE THEN 'paid' ELSE 'pending' END",
+                                "CASE Status WHEN 'Paid' THEN 'paid' WHEN 'Failed' THEN 'failed' ELSE 'pending'"
+                                        + " END"));
+        Files.copy(example().resolve("watch.sql"), sqlDir.resolve("watch.sql"));
+        insertShopOrder("ST-NEW", false, null, null);
+        insertShopOrder("ST-PAID", false, "gw_st", "guid-st");
+        insertShopOrder("ST-FAILED", false, null, null);
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE Orders SET Status = 'Paid' WHERE OrderNumber = 'ST-PAID'");
+            s.execute("UPDATE Orders SET Status = 'Failed' WHERE OrderNumber = 'ST-FAILED'");
+            s.execute("UPDATE Orders SET Status = 'Created' WHERE OrderNumber = 'ST-NEW'");
+        }
+        PaysyncInstance app = start(Map.of("paysync.shop.sql-dir", sqlDir.toString()));
+
+        awaitColumn(app, "ST-FAILED", "payment_status", "Failed");
+        assertThat(app.column("ST-NEW", "payment_status")).isEqualTo("Pending");
+        assertThat(app.column("ST-PAID", "payment_status")).isEqualTo("Paid");
+        assertThat(app.column("ST-PAID", "sync_status")).isEqualTo("Completed");
+    }
+
+    @Test
+    void should_see_the_old_timer_job_still_sending_within_one_intake_period() throws Exception {
+        insertShopOrder("OLD-1", false, null, null);
+        PaysyncInstance app = start(Map.of());
+        awaitColumn(app, "OLD-1", "payment_status", "Pending");
+        assertThat(app.callback("OLD-1", "gw_old1", "10.00", "EUR", "succeeded").outcome())
+                .isEqualTo("paid");
+
+        // The old job, forgotten, sends the order and saves its GUID in the shop's row.
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE Orders SET ThirdPartyGuid = 'guid-of-the-old-job' WHERE OrderNumber = 'OLD-1'");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> anomalies(app, "legacy-record", "OLD-1") == 1);
+        assertThat(app.column("OLD-1", "third_party_guid")).isNull();
+    }
+
+    @Test
+    void should_see_the_old_web_service_setting_the_payment_bit_and_take_it_only_when_told() throws Exception {
+        insertShopOrder("OLDWS-1", false, null, null);
+        insertShopOrder("OLDWS-2", false, null, null);
+        PaysyncInstance watching = start(Map.of());
+        awaitColumn(watching, "OLDWS-2", "payment_status", "Pending");
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE Orders SET payment = TRUE, PaymentTransactionId = 'gw_legacy_1'"
+                    + " WHERE OrderNumber = 'OLDWS-1'");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> anomalies(watching, "legacy-payment", "OLDWS-1") == 1);
+        assertThat(watching.column("OLDWS-1", "payment_status"))
+                .as("by default an operator decides")
+                .isEqualTo("Pending");
+        watching.close();
+        apps.remove(watching);
+
+        PaysyncInstance accepting = start(Map.of(
+                "paysync.shop.legacy-payments", "accept",
+                "paysync.shop.writeback.enabled", "true",
+                "paysync.shop.writeback.period-ms", "100"));
+        awaitColumn(accepting, "OLDWS-1", "payment_status", "Paid");
+        assertThat(accepting.column("OLDWS-1", "payment_transaction_id")).isEqualTo("gw_legacy_1");
+        assertThat(accepting.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'OLDWS-1'"
+                        + " AND actor = 'legacy' AND to_status = 'Paid'"))
+                .isEqualTo(1);
+        assertThat(accepting.count("SELECT COUNT(*) FROM shop_writebacks WHERE order_number = 'OLDWS-1'"))
+                .as("the shop's table said so already: nothing to write back")
+                .isZero();
+        assertThat(accepting.column("OLDWS-2", "payment_status")).isEqualTo("Pending");
     }
 
     /** The shop's old timer job creating a record as it did: its own POST, with no Idempotency-Key of Paysync's. */
