@@ -487,6 +487,57 @@ public abstract class AdoptionSuite {
         assertThat(accepting.column("OLDWS-2", "payment_status")).isEqualTo("Pending");
     }
 
+    @Test
+    void should_take_the_shops_table_from_paysyncs_own_database_beside_its_schema() throws Exception {
+        createShopTable(paysyncDb);
+        try (Connection c = paysyncDb.connect()) {
+            insertShopOrder(c, "SAME-1", "12.50", false, null, null);
+        }
+        Map<String, String> settings = new HashMap<>();
+        settings.put("paysync.db.schema", "paysync");
+        settings.put("paysync.shop.sql-dir", example().toString());
+        settings.put("paysync.shop.intake.enabled", "true");
+        settings.put("paysync.shop.intake.period-ms", "100");
+        settings.put("paysync.shop.writeback.enabled", "true");
+        settings.put("paysync.shop.writeback.period-ms", "100");
+        PaysyncInstance app = PaysyncInstance.start(paysyncDb, settings);
+        apps.add(app);
+
+        // Paysync's orders are paysync.orders; the shop's Orders is where it was, as it was.
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> app.count("SELECT COUNT(*) FROM paysync.orders WHERE order_number = 'SAME-1'") == 1);
+        assertThat(app.callback("SAME-1", "gw_same", "12.50", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> app.count("SELECT COUNT(*) FROM Orders WHERE OrderNumber = 'SAME-1' AND payment = TRUE"
+                                + " AND PaymentTransactionId = 'gw_same'")
+                        == 1);
+        assertThat(app.count("SELECT COUNT(*) FROM Orders")).isEqualTo(1);
+        try (Connection c = paysyncDb.connect();
+                ResultSet columns = c.getMetaData().getColumns(c.getCatalog(), null, null, null)) {
+            List<String> shopColumns = new ArrayList<>();
+            while (columns.next()) {
+                if (columns.getString("TABLE_NAME").equalsIgnoreCase("orders")
+                        && !columns.getString("TABLE_SCHEM").equalsIgnoreCase("paysync")) {
+                    shopColumns.add(columns.getString("COLUMN_NAME").toLowerCase(java.util.Locale.ROOT));
+                }
+            }
+            assertThat(shopColumns)
+                    .as("no column of Paysync's in the shop's table")
+                    .containsExactlyInAnyOrder(
+                            "id",
+                            "ordernumber",
+                            "amount",
+                            "currency",
+                            "payment",
+                            "paymenttransactionid",
+                            "thirdpartyguid",
+                            "createdatutc",
+                            "paidatutc");
+        }
+    }
+
     /** The shop's old timer job creating a record as it did: its own POST, with no Idempotency-Key of Paysync's. */
     private static String createAsTheOldJob(ThirdPartyStub third, String orderNumber) throws Exception {
         HttpResponse<String> created = HttpClient.newHttpClient()
