@@ -364,6 +364,21 @@ public abstract class AdoptionSuite {
                 + " VALUES ('WB-1', 'Paid', CURRENT_TIMESTAMP, 0, CURRENT_TIMESTAMP)");
         await().atMost(Duration.ofSeconds(10)).until(() -> app.count("SELECT COUNT(*) FROM shop_writebacks") == 0);
         assertThat(shopRow("WB-1")).isEqualTo(row);
+
+        // What the example alert rules read of the adoption is scraped from an instance that writes back.
+        String metrics = app.get("/observe/metrics", app.admin()).body();
+        java.util.regex.Matcher used = java.util.regex.Pattern.compile("\\bpaysync_shop_[a-z0-9_]+\\b")
+                .matcher(Files.readString(Path.of("docs/alerts/paysync.rules.yml")));
+        List<String> names = new ArrayList<>();
+        while (used.find()) {
+            names.add(used.group());
+        }
+        assertThat(names).isNotEmpty();
+        for (String name : names) {
+            assertThat(metrics).as(name).containsPattern("(?m)^" + name + "(\\{| )");
+        }
+        assertThat(metrics).containsPattern("(?m)^paysync_shop_writebacks_total\\{.*outcome=\"written\"");
+        assertThat(metrics).containsPattern("(?m)^paysync_shop_intake_rows_total\\{.*outcome=\"pending\"");
     }
 
     @Test
