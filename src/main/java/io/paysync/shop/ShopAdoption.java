@@ -138,7 +138,6 @@ public final class ShopAdoption {
                         Duration.ofMillis(
                                 settings.getInt("paysync.shop.writeback.backoff-max-ms", 60_000, 1, 86_400_000))),
                 database,
-                orders,
                 clock,
                 metrics);
         context.getRegistry().bind("shopWriteBack", delivery);

@@ -181,13 +181,13 @@ public class ShopIntake {
         if (range.fresh() && rows.size() >= range.limit()) {
             exchange.setProperty(MORE, true);
         }
-        for (ShopOrders.Outcome outcome : outcomes) {
-            Counter.builder("paysync.shop.intake.rows")
-                    .description("Rows of the shop's orders table taken by the intake, by what became of them")
-                    .tag("outcome", outcome.label())
-                    .register(metrics)
-                    .increment();
-        }
+        Map<ShopOrders.Outcome, Long> counted = new java.util.EnumMap<>(ShopOrders.Outcome.class);
+        outcomes.forEach(o -> counted.merge(o, 1L, Long::sum));
+        counted.forEach((outcome, n) -> Counter.builder("paysync.shop.intake.rows")
+                .description("Rows of the shop's orders table taken by the intake, by what became of them")
+                .tag("outcome", outcome.label())
+                .register(metrics)
+                .increment(n));
     }
 
     private static void see(Round round, Range range, long key) {

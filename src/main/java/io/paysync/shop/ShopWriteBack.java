@@ -5,8 +5,6 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
-import io.paysync.order.Order;
-import io.paysync.order.OrderRepository;
 import io.paysync.sync.Backoff;
 import java.time.Clock;
 import java.time.Duration;
@@ -24,6 +22,7 @@ import org.apache.camel.component.sql.SqlConstants;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 
 /**
  * Delivers the outbox of conclusions to the shop's table (routes/shop-writeback.camel.yaml): each row written by
@@ -43,19 +42,31 @@ public class ShopWriteBack {
     /** The write-back's settings. */
     public record Settings(int batchSize, Duration lease, Duration backoffInitial, Duration backoffMax) {}
 
-    /** One claimed write-back and the order it tells of. */
-    public record Item(long id, String claimToken, String conclusion, int attempts, Order order) {}
+    /** One claimed write-back with the values of its order the statements write. */
+    public record Item(
+            long id,
+            String claimToken,
+            String orderNumber,
+            String conclusion,
+            int attempts,
+            String transactionId,
+            Instant paidAt,
+            String thirdPartyGuid,
+            Instant syncedAt) {}
+
+    /** The exchange property the route loops on: another round at once (the last one claimed a full batch). */
+    public static final String MORE = "shopWriteBackMore";
+    /** The exchange property with the round's delivered write-backs, deleted together at its end. */
+    public static final String DELIVERED = "shopWriteBackDelivered";
 
     private final Settings settings;
     private final Database db;
-    private final OrderRepository orders;
     private final Clock clock;
     private final MeterRegistry metrics;
 
-    public ShopWriteBack(Settings settings, Database db, OrderRepository orders, Clock clock, MeterRegistry metrics) {
+    public ShopWriteBack(Settings settings, Database db, Clock clock, MeterRegistry metrics) {
         this.settings = settings;
         this.db = db;
-        this.orders = orders;
         this.clock = clock;
         this.metrics = metrics;
     }
@@ -72,35 +83,48 @@ public class ShopWriteBack {
                 .register(metrics);
     }
 
-    /** The due write-backs this instance claimed, each with its order, as the body. */
+    /**
+     * The due write-backs this instance claimed, with their orders' values, as the body: one read and one batch of
+     * guarded claims, whatever the batch's size.
+     */
     public void claim(Exchange exchange) {
         Instant now = clock.instant();
         String token = UUID.randomUUID().toString();
-        List<Map<String, Object>> due = db.jdbc()
-                .queryForList(
+        List<Item> due = db.jdbc()
+                .query(
                         db.sql("list-due-shop-writebacks"),
-                        new MapSqlParameterSource("now", Database.utc(now)).addValue("limit", settings.batchSize()));
-        List<Item> items = new ArrayList<>();
-        for (Map<String, Object> row : due) {
-            Map<String, Object> r = lower(row);
-            long id = ((Number) r.get("id")).longValue();
-            int claimed = db.jdbc()
-                    .update(
+                        new MapSqlParameterSource("now", Database.utc(now)).addValue("limit", settings.batchSize()),
+                        (rs, i) -> new Item(
+                                rs.getLong("id"),
+                                token,
+                                rs.getString("order_number"),
+                                rs.getString("conclusion"),
+                                rs.getInt("attempts"),
+                                rs.getString("payment_transaction_id"),
+                                instant(rs.getObject("paid_at", OffsetDateTime.class)),
+                                rs.getString("third_party_guid"),
+                                instant(rs.getObject("synced_at", OffsetDateTime.class))));
+        List<Item> claimed = new ArrayList<>(due.size());
+        if (!due.isEmpty()) {
+            int[] counts = db.jdbc()
+                    .batchUpdate(
                             db.sql("claim-shop-writeback"),
-                            new MapSqlParameterSource("id", id)
-                                    .addValue("claimToken", token)
-                                    .addValue("leaseUntil", Database.utc(now.plus(settings.lease())))
-                                    .addValue("now", Database.utc(now)));
-            if (claimed != 1) {
-                continue; // another instance took it between the read and the claim
+                            due.stream()
+                                    .map(item -> new MapSqlParameterSource("id", item.id())
+                                            .addValue("claimToken", token)
+                                            .addValue("leaseUntil", Database.utc(now.plus(settings.lease())))
+                                            .addValue("now", Database.utc(now)))
+                                    .toArray(SqlParameterSource[]::new));
+            for (int i = 0; i < due.size(); i++) {
+                // Zero: another instance took it between the read and the claim.
+                if (counts[i] == 1) {
+                    claimed.add(due.get(i));
+                }
             }
-            String orderNumber = (String) r.get("order_number");
-            Order order = orders.find(orderNumber)
-                    .orElseThrow(() -> new IllegalStateException("write-back for unknown order " + orderNumber));
-            items.add(
-                    new Item(id, token, (String) r.get("conclusion"), ((Number) r.get("attempts")).intValue(), order));
         }
-        exchange.getMessage().setBody(items);
+        exchange.setProperty(MORE, due.size() >= settings.batchSize());
+        exchange.setProperty(DELIVERED, new ArrayList<Item>());
+        exchange.getMessage().setBody(claimed);
     }
 
     /**
@@ -111,26 +135,23 @@ public class ShopWriteBack {
     public void headers(Exchange exchange) {
         Item item = exchange.getMessage().getBody(Item.class);
         exchange.setProperty(ITEM, item);
-        Order o = item.order();
         Message m = exchange.getMessage();
-        m.setHeader("orderNumber", o.orderNumber());
+        m.setHeader("orderNumber", item.orderNumber());
         m.setHeader("conclusion", item.conclusion());
-        m.setHeader("transactionId", o.paymentTransactionId());
-        m.setHeader("paidAt", Database.utc(o.paidAt()));
-        m.setHeader("paidAtUtc", local(o.paidAt()));
-        m.setHeader("thirdPartyGuid", o.thirdPartyGuid());
-        m.setHeader("syncedAt", Database.utc(o.syncedAt()));
-        m.setHeader("syncedAtUtc", local(o.syncedAt()));
+        m.setHeader("transactionId", item.transactionId());
+        m.setHeader("paidAt", Database.utc(item.paidAt()));
+        m.setHeader("paidAtUtc", local(item.paidAt()));
+        m.setHeader("thirdPartyGuid", item.thirdPartyGuid());
+        m.setHeader("syncedAt", Database.utc(item.syncedAt()));
+        m.setHeader("syncedAtUtc", local(item.syncedAt()));
     }
 
-    /** The statement ran: the outbox row goes. */
+    /** The statement ran: the outbox row goes with the round's others ({@link #flush}). */
+    @SuppressWarnings("unchecked")
     public void delivered(Exchange exchange) {
         Item item = exchange.getProperty(ITEM, Item.class);
         Integer count = exchange.getMessage().getHeader(SqlConstants.SQL_UPDATE_COUNT, Integer.class);
-        db.jdbc()
-                .update(
-                        db.sql("delete-shop-writeback"),
-                        new MapSqlParameterSource("id", item.id()).addValue("claimToken", item.claimToken()));
+        exchange.getProperty(DELIVERED, List.class).add(item);
         Counter.builder("paysync.shop.writebacks")
                 .description(
                         "Conclusions delivered to the shop's table: written, or unchanged (the row said so already,"
@@ -138,6 +159,26 @@ public class ShopWriteBack {
                 .tag("outcome", count != null && count > 0 ? "written" : "unchanged")
                 .register(metrics)
                 .increment();
+    }
+
+    /**
+     * The round's delivered rows deleted in one batch, fenced by their claim. A crash before it delivers them again:
+     * the statements' guards make that change nothing.
+     */
+    public void flush(Exchange exchange) {
+        @SuppressWarnings("unchecked")
+        List<Item> delivered = exchange.getProperty(DELIVERED, List.class);
+        if (delivered == null || delivered.isEmpty()) {
+            return;
+        }
+        db.jdbc()
+                .batchUpdate(
+                        db.sql("delete-shop-writeback"),
+                        delivered.stream()
+                                .map(item -> new MapSqlParameterSource("id", item.id())
+                                        .addValue("claimToken", item.claimToken()))
+                                .toArray(SqlParameterSource[]::new));
+        delivered.clear();
     }
 
     /** The statement failed: again after the backoff; the error is kept on the row and logged without values. */
@@ -160,7 +201,7 @@ public class ShopWriteBack {
         LOG.warn(
                 "Write-back of {} for order {} to the shop's table failed (attempt {}), again in {} ms: {}",
                 item.conclusion(),
-                item.order().orderNumber(),
+                item.orderNumber(),
                 item.attempts() + 1,
                 delay.toMillis(),
                 e == null ? "unknown" : e.getClass().getSimpleName());
@@ -190,13 +231,11 @@ public class ShopWriteBack {
         return lag().seconds;
     }
 
-    private static LocalDateTime local(Instant t) {
-        return t == null ? null : LocalDateTime.ofInstant(t, ZoneOffset.UTC);
+    private static Instant instant(OffsetDateTime t) {
+        return t == null ? null : t.toInstant();
     }
 
-    private static Map<String, Object> lower(Map<String, Object> row) {
-        Map<String, Object> out = new java.util.HashMap<>();
-        row.forEach((k, v) -> out.put(k.toLowerCase(java.util.Locale.ROOT), v));
-        return out;
+    private static LocalDateTime local(Instant t) {
+        return t == null ? null : LocalDateTime.ofInstant(t, ZoneOffset.UTC);
     }
 }
