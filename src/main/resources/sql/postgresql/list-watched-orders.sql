@@ -1,6 +1,6 @@
 -- The orders the shop's old writers could still touch: a payment not final, or no third-party record yet, among the
 -- orders of the watch's window, newest first. The watch asks the shop's table about these.
-SELECT order_number
+SELECT order_number, payment_status, sync_status, third_party_guid
 FROM orders
 WHERE created_at >= :since
   AND (payment_status = 'Pending' OR sync_status <> 'Completed')

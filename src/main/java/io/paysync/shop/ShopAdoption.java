@@ -55,6 +55,7 @@ public final class ShopAdoption {
         boolean writeBack = settings.getBoolean(WRITEBACK_ENABLED, false);
         settings.routeInt("paysync.shop.intake.period-ms", 5000, 10, 86_400_000);
         settings.routeInt("paysync.shop.writeback.period-ms", 1000, 10, 86_400_000);
+        settings.routeInt("paysync.shop.watch.period-ms", 5000, 10, 86_400_000);
         WriteBack conclusions = WriteBack.parse(settings.getOrDefault(
                 WRITEBACK_CONCLUSIONS, String.join(",", List.of("Paid", "Completed", "Failed", "Expired"))));
         if (conclusions == null) {

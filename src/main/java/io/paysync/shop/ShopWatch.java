@@ -60,15 +60,32 @@ public class ShopWatch {
         this.metrics = metrics;
     }
 
-    /** The body becomes the order numbers to ask about, in chunks of the SQL's IN list (none: an empty list). */
+    /** What Paysync held of a watched order when the round listed it. */
+    record Held(PaymentStatus payment, SyncStatus sync, String guid) {}
+
+    /** The exchange property with the round's watched orders as Paysync held them. */
+    public static final String HELD = "shopWatchHeld";
+
+    /**
+     * The body becomes the order numbers to ask about, in chunks of the SQL's IN list (none: an empty list); what
+     * Paysync holds of each is kept for the comparison, so only a row that disagrees costs a read.
+     */
     public void candidates(Exchange exchange) {
-        List<String> numbers = db.jdbc()
-                .queryForList(
+        Map<String, Held> held = new java.util.LinkedHashMap<>();
+        db.jdbc()
+                .query(
                         db.sql("list-watched-orders"),
                         new MapSqlParameterSource(
                                         "since", Database.utc(clock.instant().minus(settings.window())))
                                 .addValue("limit", settings.maxOrders()),
-                        String.class);
+                        (org.springframework.jdbc.core.RowCallbackHandler) rs -> held.put(
+                                rs.getString("order_number"),
+                                new Held(
+                                        PaymentStatus.valueOf(rs.getString("payment_status")),
+                                        SyncStatus.valueOf(rs.getString("sync_status")),
+                                        rs.getString("third_party_guid"))));
+        exchange.setProperty(HELD, held);
+        List<String> numbers = new ArrayList<>(held.keySet());
         List<List<String>> chunks = new ArrayList<>();
         for (int i = 0; i < numbers.size(); i += settings.chunk()) {
             chunks.add(numbers.subList(i, Math.min(numbers.size(), i + settings.chunk())));
@@ -85,6 +102,8 @@ public class ShopWatch {
     public void compare(Exchange exchange) {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> rows = exchange.getMessage().getBody(List.class);
+        @SuppressWarnings("unchecked")
+        Map<String, Held> held = exchange.getProperty(HELD, Map.class);
         for (Map<String, Object> raw : rows) {
             ShopRow row;
             try {
@@ -92,11 +111,18 @@ public class ShopWatch {
             } catch (ShopRow.Malformed e) {
                 continue; // the intake reported it when it read the row
             }
+            Held before = held == null ? null : held.get(row.orderNumber());
+            if (before != null && !disagrees(row, before.payment(), before.guid())) {
+                continue; // as Paysync held it when listed: its own write-back, or nothing new
+            }
             Optional<Order> found = orders.find(row.orderNumber());
             if (found.isEmpty()) {
                 continue;
             }
             Order order = found.get();
+            if (!disagrees(row, order.paymentStatus(), order.thirdPartyGuid())) {
+                continue; // Paysync concluded the same since it listed the order
+            }
             if (row.payment() == ShopRow.Payment.PAID && order.paymentStatus() == PaymentStatus.Pending) {
                 legacyPayment(row);
             }
@@ -120,6 +146,14 @@ public class ShopWatch {
                         row.orderNumber());
             }
         }
+    }
+
+    /** Whether the shop's row says something Paysync did not: paid where it holds Pending, or another GUID. */
+    private static boolean disagrees(ShopRow row, PaymentStatus payment, String guid) {
+        boolean paidThere = row.payment() == ShopRow.Payment.PAID && payment == PaymentStatus.Pending;
+        boolean otherRecord =
+                row.thirdPartyGuid() != null && !row.thirdPartyGuid().equals(guid);
+        return paidThere || otherRecord;
     }
 
     private void legacyPayment(ShopRow row) {

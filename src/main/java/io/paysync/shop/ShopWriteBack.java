@@ -36,7 +36,7 @@ public class ShopWriteBack {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShopWriteBack.class);
 
-    /** The exchange property with the write-back being delivered. */
+    /** The exchange property with the batch being delivered. */
     public static final String ITEM = "shopWriteBack";
 
     /** The write-back's settings. */
@@ -127,38 +127,71 @@ public class ShopWriteBack {
         exchange.getMessage().setBody(claimed);
     }
 
-    /**
-     * The integrator's statement's parameters as headers: {@code orderNumber}, {@code conclusion},
-     * {@code transactionId}, {@code paidAt} (UTC, with its offset), {@code paidAtUtc} (the same as a UTC local time, for
-     * a {@code DATETIME2} or {@code timestamp} column), {@code thirdPartyGuid}, {@code syncedAt}, {@code syncedAtUtc}.
-     */
-    public void headers(Exchange exchange) {
-        Item item = exchange.getMessage().getBody(Item.class);
-        exchange.setProperty(ITEM, item);
-        Message m = exchange.getMessage();
-        m.setHeader("orderNumber", item.orderNumber());
-        m.setHeader("conclusion", item.conclusion());
-        m.setHeader("transactionId", item.transactionId());
-        m.setHeader("paidAt", Database.utc(item.paidAt()));
-        m.setHeader("paidAtUtc", local(item.paidAt()));
-        m.setHeader("thirdPartyGuid", item.thirdPartyGuid());
-        m.setHeader("syncedAt", Database.utc(item.syncedAt()));
-        m.setHeader("syncedAtUtc", local(item.syncedAt()));
+    /** The claimed write-backs of one conclusion: delivered by its statement as one JDBC batch. */
+    public record Batch(String conclusion, List<Item> items) {}
+
+    /** The body becomes the round's batches, one per conclusion (an order has at most one write-back in a round). */
+    public void batches(Exchange exchange) {
+        @SuppressWarnings("unchecked")
+        List<Item> items = exchange.getMessage().getBody(List.class);
+        Map<String, List<Item>> byConclusion = new java.util.TreeMap<>();
+        for (Item item : items) {
+            byConclusion
+                    .computeIfAbsent(item.conclusion(), c -> new ArrayList<>())
+                    .add(item);
+        }
+        List<Batch> batches = new ArrayList<>();
+        byConclusion.forEach((conclusion, batch) -> batches.add(new Batch(conclusion, batch)));
+        exchange.getMessage().setBody(batches);
     }
 
-    /** The statement ran: the outbox row goes with the round's others ({@link #flush}). */
+    /**
+     * One batch as camel-sql's batch body: a map of the statement's parameters per write-back, {@code orderNumber},
+     * {@code conclusion}, {@code transactionId}, {@code paidAt} (UTC, with its offset), {@code paidAtUtc} (the same as
+     * a UTC local time, for a {@code DATETIME2} or {@code timestamp} column), {@code thirdPartyGuid}, {@code syncedAt},
+     * {@code syncedAtUtc}; the header {@code conclusion} picks the statement.
+     */
+    public void batch(Exchange exchange) {
+        Batch batch = exchange.getMessage().getBody(Batch.class);
+        exchange.setProperty(ITEM, batch);
+        List<Map<String, Object>> parameters = new ArrayList<>(batch.items().size());
+        for (Item item : batch.items()) {
+            Map<String, Object> p = new java.util.HashMap<>();
+            p.put("orderNumber", item.orderNumber());
+            p.put("conclusion", item.conclusion());
+            p.put("transactionId", item.transactionId());
+            p.put("paidAt", Database.utc(item.paidAt()));
+            p.put("paidAtUtc", local(item.paidAt()));
+            p.put("thirdPartyGuid", item.thirdPartyGuid());
+            p.put("syncedAt", Database.utc(item.syncedAt()));
+            p.put("syncedAtUtc", local(item.syncedAt()));
+            parameters.add(p);
+        }
+        Message m = exchange.getMessage();
+        m.setHeader("conclusion", batch.conclusion());
+        m.setBody(parameters);
+    }
+
+    /** The batch ran: its outbox rows go with the round's others ({@link #flush}). */
     @SuppressWarnings("unchecked")
     public void delivered(Exchange exchange) {
-        Item item = exchange.getProperty(ITEM, Item.class);
+        Batch batch = exchange.getProperty(ITEM, Batch.class);
         Integer count = exchange.getMessage().getHeader(SqlConstants.SQL_UPDATE_COUNT, Integer.class);
-        exchange.getProperty(DELIVERED, List.class).add(item);
-        Counter.builder("paysync.shop.writebacks")
-                .description(
-                        "Conclusions delivered to the shop's table: written, or unchanged (the row said so already,"
-                                + " or is not the shop's)")
-                .tag("outcome", count != null && count > 0 ? "written" : "unchanged")
-                .register(metrics)
-                .increment();
+        exchange.getProperty(DELIVERED, List.class).addAll(batch.items());
+        int written = count == null ? 0 : Math.min(count, batch.items().size());
+        count("written", written);
+        count("unchanged", batch.items().size() - written);
+    }
+
+    private void count(String outcome, int n) {
+        if (n > 0) {
+            Counter.builder("paysync.shop.writebacks")
+                    .description("Conclusions delivered to the shop's table: written, unchanged (the row said so"
+                            + " already, or is not the shop's), or retry (the statement failed)")
+                    .tag("outcome", outcome)
+                    .register(metrics)
+                    .increment(n);
+        }
     }
 
     /**
@@ -181,34 +214,38 @@ public class ShopWriteBack {
         delivered.clear();
     }
 
-    /** The statement failed: again after the backoff; the error is kept on the row and logged without values. */
+    /**
+     * The batch's statement failed: each of its write-backs again after its backoff; the error is kept on the rows and
+     * logged by its class, without values.
+     */
     public void retryLater(Exchange exchange) {
-        Item item = exchange.getProperty(ITEM, Item.class);
+        Batch batch = exchange.getProperty(ITEM, Batch.class);
         Exception e = exchange.getException() != null
                 ? exchange.getException()
                 : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
         String error = e == null ? "unknown" : e.getClass().getSimpleName() + ": " + e.getMessage();
-        Duration delay = Backoff.next(item.attempts() + 1, settings.backoffInitial(), settings.backoffMax(), 0);
-        db.jdbc()
-                .update(
-                        db.sql("retry-shop-writeback"),
-                        new MapSqlParameterSource("id", item.id())
-                                .addValue("claimToken", item.claimToken())
-                                .addValue(
-                                        "nextAttemptAt",
-                                        Database.utc(clock.instant().plus(delay)))
-                                .addValue("error", TransitionLog.truncate(error, 1000)));
+        Instant now = clock.instant();
+        long longest = 0;
+        List<SqlParameterSource> retries = new ArrayList<>();
+        for (Item item : batch.items()) {
+            Duration delay = Backoff.next(item.attempts() + 1, settings.backoffInitial(), settings.backoffMax(), 0);
+            longest = Math.max(longest, delay.toMillis());
+            retries.add(new MapSqlParameterSource("id", item.id())
+                    .addValue("claimToken", item.claimToken())
+                    .addValue("nextAttemptAt", Database.utc(now.plus(delay)))
+                    .addValue("error", TransitionLog.truncate(error, 1000)));
+        }
+        db.jdbc().batchUpdate(db.sql("retry-shop-writeback"), retries.toArray(SqlParameterSource[]::new));
         LOG.warn(
-                "Write-back of {} for order {} to the shop's table failed (attempt {}), again in {} ms: {}",
-                item.conclusion(),
-                item.orderNumber(),
-                item.attempts() + 1,
-                delay.toMillis(),
+                "Write-back of {} {} conclusion(s) to the shop's table failed (first order {}, attempt {}), again in at"
+                        + " most {} ms: {}",
+                batch.items().size(),
+                batch.conclusion(),
+                batch.items().get(0).orderNumber(),
+                batch.items().get(0).attempts() + 1,
+                longest,
                 e == null ? "unknown" : e.getClass().getSimpleName());
-        Counter.builder("paysync.shop.writebacks")
-                .tag("outcome", "retry")
-                .register(metrics)
-                .increment();
+        count("retry", batch.items().size());
     }
 
     record Lag(long waiting, double seconds) {}

@@ -149,6 +149,7 @@ public abstract class AdoptionSuite {
         settings.put("paysync.shop.sql-dir", example().toString());
         settings.put("paysync.shop.intake.enabled", "true");
         settings.put("paysync.shop.intake.period-ms", "100");
+        settings.put("paysync.shop.watch.period-ms", "100");
         settings.put("paysync.shop.intake.batch-size", "3");
         settings.putAll(extra);
         PaysyncInstance app = PaysyncInstance.start(paysyncDb, settings);
