@@ -68,6 +68,8 @@ public class ShopIntake {
         final TreeSet<Long> seen = new TreeSet<>();
         int fresh;
         int taken;
+        /** The fresh range came back full: more rows wait (set inside the split, read after it). */
+        boolean full;
 
         Round(long fence, long high, List<Gap> gaps) {
             this.fence = fence;
@@ -179,7 +181,8 @@ public class ShopIntake {
         }
         round.taken += rows.size();
         if (range.fresh() && rows.size() >= range.limit()) {
-            exchange.setProperty(MORE, true);
+            // On the round, not the exchange: a property set here stays on the split's copy of it.
+            round.full = true;
         }
         Map<ShopOrders.Outcome, Long> counted = new java.util.EnumMap<>(ShopOrders.Outcome.class);
         outcomes.forEach(o -> counted.merge(o, 1L, Long::sum));
@@ -270,12 +273,12 @@ public class ShopIntake {
             }
             return true;
         });
+        exchange.setProperty(MORE, advanced && round.full);
         if (!advanced) {
             LOG.warn(
                     "Shop intake {}: another instance took the lease during this round; its mark stays as that"
                             + " instance sets it (the rows this round took are found again, unchanged)",
                     settings.source());
-            exchange.setProperty(MORE, false);
         }
     }
 

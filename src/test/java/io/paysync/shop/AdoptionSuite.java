@@ -281,6 +281,19 @@ public abstract class AdoptionSuite {
     }
 
     @Test
+    void should_take_a_backlog_of_many_batches_in_one_round_not_a_batch_a_period() throws Exception {
+        try (Connection c = shopDb.connect()) {
+            for (int i = 0; i < 40; i++) {
+                insertShopOrder(c, "BACKLOG-" + i, "10.00", false, null, null);
+            }
+        }
+        // One round a minute, three rows a read: only a round that goes on while its reads come back full takes
+        // the forty rows before the next.
+        PaysyncInstance app = start(Map.of("paysync.shop.intake.period-ms", "60000"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> app.count("SELECT COUNT(*) FROM orders") == 40);
+    }
+
+    @Test
     void should_lose_no_order_whose_key_commits_after_a_higher_one_was_read() throws Exception {
         PaysyncInstance app = start(Map.of());
         try (Connection slow = shopDb.connect()) {
