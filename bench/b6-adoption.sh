@@ -10,8 +10,9 @@
 #               delivering each Paid to the shop's row. Target: write-back lag p99 (the shop's row written, from the
 #               trigger below, minus the order's paid_at) <= two sync periods (2 x paysync.sync.period-ms); the
 #               intake's backlog of new rows sampled every second.
-# Usage: bash bench/b6-adoption.sh   (B6_ROWS=1000000, B6_SECS=30 of fixed rate after B6_WARM=15). Writes
-# target/bench/b6.md. Needs wrk (B1's peak) and pgbench (the shop's inserts).
+# Usage: bash bench/b6-adoption.sh   (B6_ROWS=1000000, B6_SECS=30 of fixed rate after B6_WARM=15; B6_PARTS=cutover
+# runs the cutover beside the settlement file alone). Writes target/bench/b6.md. Needs wrk (B1's peak) and pgbench
+# (the shop's inserts).
 source "$(dirname "$0")/common.sh"
 ROWS=${B6_ROWS:-1000000}
 SECS=${B6_SECS:-30}
@@ -22,6 +23,7 @@ EXAMPLE=routes/examples/legacy-orders/postgresql
 SYNC_PERIOD_MS=$(sed -n 's/^paysync.sync.period-ms = //p' application.properties)
 B6_RESULT="$OUT/b6.md"
 : > "$B6_RESULT.rows"
+: > "$OUT/b6-fixed.md"
 INGEST=bench/ingest/target
 mvn -q -B -ntp -f bench/ingest/pom.xml package
 CP="$INGEST/classes:$INGEST/lib/*"
@@ -101,6 +103,14 @@ settle 1
 cutover 2
 SETTLE=$(cat "$OUT/b5-rates.txt" | tail -1)
 SLOWEST=$(sort -n "$OUT/b6-cutover-rates.txt" | head -1)
+
+if [ "${B6_PARTS:-all}" = cutover ]; then
+  { echo "B6 (cutover only) $(date -u +%FT%TZ), $(nproc) cores, commit $(git rev-parse --short HEAD), $ROWS rows, -Xmx$HEAP"
+    echo; cat "$B6_RESULT.rows" "$OUT/b5.md.rows"; echo
+    echo "Slowest cutover / settlement: $(python3 -c "print(f'{$SLOWEST / $SETTLE:.2f}')") x (target >= 1.0)"
+  } > "$B6_RESULT"
+  cat "$B6_RESULT"; exit 0
+fi
 
 # Keeping up: B1's Paysync peak in this run, then adoption at half of it.
 B1_OUT=$(B1_ONLY=paysync B1_REPS=3 B1_WARM=30 bash bench/b1-callbacks.sh 16 20 | tee /dev/stderr)

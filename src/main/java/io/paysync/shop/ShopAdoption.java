@@ -14,7 +14,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import javax.sql.DataSource;
 import org.apache.camel.CamelContext;
 import org.apache.camel.support.service.ServiceSupport;
@@ -62,9 +61,8 @@ public final class ShopAdoption {
             throw new InvalidSettingsException(List.of(WRITEBACK_CONCLUSIONS
                     + " must list some of Paid, Completed, Failed, Expired, separated by commas"));
         }
-        if (intake || writeBack) {
-            checkSqlFiles(settings, database, intake, writeBack ? conclusions : WriteBack.OFF);
-        }
+        checkSqlFiles(settings, database);
+        int parallelism = settings.getInt("paysync.shop.intake.parallelism", 2, 1, 16);
         DataSource shop = database.dataSource();
         if (settings.get(DB_URL).isPresent()) {
             HikariDataSource ds = new HikariDataSource();
@@ -73,6 +71,9 @@ public final class ShopAdoption {
             settings.get(DB_USERNAME).ifPresent(ds::setUsername);
             settings.get(DB_PASSWORD).ifPresent(ds::setPassword);
             ds.setMaximumPoolSize(settings.getInt("paysync.shop.db.pool-size", 4, 1, 100));
+            // A shop database that refuses connections fails a round within this, rather than HikariCP's 30 s: the
+            // outbox retries it, and the timer's thread is not held.
+            ds.setConnectionTimeout(settings.getInt("paysync.shop.db.connect-timeout-ms", 5000, 250, 600_000));
             // A statement of the shop's is one guarded UPDATE or one SELECT: each its own transaction.
             ds.setAutoCommit(true);
             ds.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
@@ -103,11 +104,14 @@ public final class ShopAdoption {
                                                 "paysync.shop.intake.gap-grace-seconds", 600, 1, 604_800)),
                                         settings.getInt("paysync.shop.intake.max-gaps", 1000, 1, 100_000),
                                         Duration.ofSeconds(
-                                                settings.getInt("paysync.shop.intake.lease-seconds", 60, 1, 86_400))),
+                                                settings.getInt("paysync.shop.intake.lease-seconds", 60, 1, 86_400)),
+                                        parallelism),
                                 database,
                                 shopOrders,
                                 clock,
-                                metrics));
+                                metrics,
+                                context.getExecutorServiceManager()
+                                        .newFixedThreadPool(ShopAdoption.class, "paysync-shop-intake", parallelism)));
         String legacy = settings.getOrDefault(LEGACY_PAYMENTS, "anomaly");
         if (!legacy.equals("anomaly") && !legacy.equals("accept")) {
             throw new InvalidSettingsException(
@@ -148,18 +152,23 @@ public final class ShopAdoption {
         }
     }
 
-    /** The integrator's files that what is enabled reads, all present, or the start is refused naming each missing. */
-    private static void checkSqlFiles(Settings settings, Database database, boolean intake, WriteBack writeBack) {
+    /** Every SQL file of the shop's side, each read by its route when the routes are made. */
+    static final List<String> SQL_FILES = List.of(
+            "intake.sql",
+            "watch.sql",
+            "writeback-paid.sql",
+            "writeback-completed.sql",
+            "writeback-failed.sql",
+            "writeback-expired.sql");
+
+    /**
+     * The integrator's folder holds every file, or the start is refused naming each missing: the routes read them
+     * all when they are made, whatever is enabled (a file for what is off is never run).
+     */
+    private static void checkSqlFiles(Settings settings, Database database) {
         String dir = settings.require(SQL_DIR)
                 .replace("{{paysync.db.dialect}}", database.dialect().folder());
-        List<String> needed = new ArrayList<>();
-        if (intake) {
-            needed.add("intake.sql");
-            needed.add("watch.sql");
-        }
-        for (String conclusion : writeBack.conclusions()) {
-            needed.add("writeback-" + conclusion.toLowerCase(Locale.ROOT) + ".sql");
-        }
+        List<String> needed = SQL_FILES;
         List<String> problems = new ArrayList<>();
         for (String file : needed) {
             if (!Files.isRegularFile(Path.of(dir, file))) {

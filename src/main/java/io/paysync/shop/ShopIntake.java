@@ -11,6 +11,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 import org.apache.camel.Exchange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,6 +40,9 @@ public class ShopIntake {
 
     private static final Logger LOG = LoggerFactory.getLogger(ShopIntake.class);
 
+    /** Fewer rows than this per part are not worth a thread of their own. */
+    private static final int MIN_PART = 50;
+
     /** The exchange property with the round in progress. */
     public static final String ROUND = "shopIntakeRound";
     /** The exchange property with the range the SQL is reading. */
@@ -52,7 +58,8 @@ public class ShopIntake {
             int batchSize,
             Duration gapGrace,
             int maxGaps,
-            Duration lease) {}
+            Duration lease,
+            int parallelism) {}
 
     /** A range of keys the SQL reads: {@code after < key <= upTo}, at most {@code limit} rows in key order. */
     public record Range(long after, long upTo, int limit, boolean fresh) {}
@@ -83,13 +90,26 @@ public class ShopIntake {
     private final ShopOrders orders;
     private final Clock clock;
     private final MeterRegistry metrics;
+    private final ExecutorService adopting;
 
-    public ShopIntake(Settings settings, Database db, ShopOrders orders, Clock clock, MeterRegistry metrics) {
+    /**
+     * @param adopting the threads a read's rows are taken on, {@link Settings#parallelism()} parts at once, each in
+     *     a transaction of its own: one database session applies one part at a time, and a cutover of a large table
+     *     is bound by it
+     */
+    public ShopIntake(
+            Settings settings,
+            Database db,
+            ShopOrders orders,
+            Clock clock,
+            MeterRegistry metrics,
+            ExecutorService adopting) {
         this.settings = settings;
         this.db = db;
         this.orders = orders;
         this.clock = clock;
         this.metrics = metrics;
+        this.adopting = adopting;
     }
 
     /**
@@ -176,9 +196,7 @@ public class ShopIntake {
             see(round, range, row.key());
             readable.add(row);
         }
-        if (!readable.isEmpty()) {
-            outcomes.addAll(orders.adopt(readable, settings.source()));
-        }
+        outcomes.addAll(adopt(readable));
         round.taken += rows.size();
         if (range.fresh() && rows.size() >= range.limit()) {
             // On the round, not the exchange: a property set here stays on the split's copy of it.
@@ -191,6 +209,40 @@ public class ShopIntake {
                 .tag("outcome", outcome.label())
                 .register(metrics)
                 .increment(n));
+    }
+
+    /**
+     * The rows taken in up to {@link Settings#parallelism()} parts at once, each its own transaction; the outcomes in
+     * the rows' order. A part that fails fails the round: the mark stays, and the next round reads the rows again
+     * (those taken are found, unchanged).
+     */
+    private List<ShopOrders.Outcome> adopt(List<ShopRow> rows) {
+        int parts = Math.min(settings.parallelism(), Math.max(1, rows.size() / MIN_PART));
+        if (parts <= 1) {
+            return rows.isEmpty() ? List.of() : orders.adopt(rows, settings.source());
+        }
+        int size = (rows.size() + parts - 1) / parts;
+        List<Future<List<ShopOrders.Outcome>>> running = new ArrayList<>();
+        for (int from = 0; from < rows.size(); from += size) {
+            List<ShopRow> part = rows.subList(from, Math.min(rows.size(), from + size));
+            running.add(adopting.submit(() -> orders.adopt(part, settings.source())));
+        }
+        List<ShopOrders.Outcome> outcomes = new ArrayList<>(rows.size());
+        RuntimeException failed = null;
+        for (Future<List<ShopOrders.Outcome>> part : running) {
+            try {
+                outcomes.addAll(part.get());
+            } catch (ExecutionException e) {
+                failed = e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                failed = new IllegalStateException("interrupted while taking the shop's rows", e);
+            }
+        }
+        if (failed != null) {
+            throw failed;
+        }
+        return outcomes;
     }
 
     private static void see(Round round, Range range, long key) {

@@ -83,6 +83,15 @@ public abstract class AdoptionSuite {
         }
     }
 
+    /** The example's SQL files in a folder of the test's, as an integrator starts from them. */
+    private void copyExample() throws Exception {
+        try (var files = Files.list(example())) {
+            for (Path file : files.toList()) {
+                Files.copy(file, sqlDir.resolve(file.getFileName()));
+            }
+        }
+    }
+
     private static String stripComments(String sql) {
         return sql.lines().filter(l -> !l.strip().startsWith("--")).reduce("", (a, b) -> a + b + "\n");
     }
@@ -141,7 +150,7 @@ public abstract class AdoptionSuite {
         }
     }
 
-    private PaysyncInstance start(Map<String, String> extra) throws Exception {
+    protected PaysyncInstance start(Map<String, String> extra) throws Exception {
         Map<String, String> settings = new HashMap<>();
         settings.put("paysync.shop.db.url", shopDb.url());
         settings.put("paysync.shop.db.username", shopDb.username());
@@ -164,7 +173,7 @@ public abstract class AdoptionSuite {
         return stub;
     }
 
-    private static void awaitColumn(PaysyncInstance app, String number, String column, String value) {
+    protected static void awaitColumn(PaysyncInstance app, String number, String column, String value) {
         await().atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
                 .ignoreExceptions()
@@ -258,6 +267,7 @@ public abstract class AdoptionSuite {
             s.execute("ALTER TABLE Orders ALTER COLUMN payment DROP NOT NULL");
             s.execute("ALTER TABLE Orders ALTER COLUMN payment DROP DEFAULT");
         }
+        copyExample();
         Files.writeString(
                 sqlDir.resolve("intake.sql"),
                 Files.readString(example().resolve("intake.sql"))
@@ -265,7 +275,6 @@ public abstract class AdoptionSuite {
                                 "CASE WHEN payment = TRUE THEN 'paid' ELSE 'pending' END",
                                 "CASE WHEN payment = TRUE THEN 'paid' WHEN payment = FALSE THEN 'failed'"
                                         + " ELSE 'pending' END"));
-        Files.copy(example().resolve("watch.sql"), sqlDir.resolve("watch.sql"));
         insertShopOrder("NB-NULL", null, null, null);
         insertShopOrder("NB-ONE", true, "gw_nb1", null);
         insertShopOrder("NB-ZERO", false, null, null);
@@ -441,6 +450,7 @@ public abstract class AdoptionSuite {
                 Statement s = c.createStatement()) {
             s.execute("ALTER TABLE Orders ADD COLUMN Status VARCHAR(16)");
         }
+        copyExample();
         Files.writeString(
                 sqlDir.resolve("intake.sql"),
                 Files.readString(example().resolve("intake.sql"))
@@ -448,7 +458,6 @@ public abstract class AdoptionSuite {
                                 "CASE WHEN payment = TRUE THEN 'paid' ELSE 'pending' END",
                                 "CASE Status WHEN 'Paid' THEN 'paid' WHEN 'Failed' THEN 'failed' ELSE 'pending'"
                                         + " END"));
-        Files.copy(example().resolve("watch.sql"), sqlDir.resolve("watch.sql"));
         insertShopOrder("ST-NEW", false, null, null);
         insertShopOrder("ST-PAID", false, "gw_st", "guid-st");
         insertShopOrder("ST-FAILED", false, null, null);
