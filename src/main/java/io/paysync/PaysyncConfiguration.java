@@ -224,8 +224,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
                         syncSettings.workerId()));
         registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));
-        // The settlement claim's owner is this run of this instance: two runtimes never share it, even when two
-        // instances are given the same worker id, so a file one of them is applying is never resumed by the other.
+        // The settlement claim's and the shop intake's lease owner is this run of this instance: two runtimes never
+        // share it, even when two instances are given the same worker id, so a file or an intake round one of them
+        // holds is never taken as the other's.
+        String runOwner = TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
+                + UUID.randomUUID().toString().substring(0, 8);
         registry.bind(
                 "settlementFiles",
                 SettlementFiles.from(
@@ -235,21 +238,12 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         orders,
                         rules,
                         clock,
-                        TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
-                                + UUID.randomUUID().toString().substring(0, 8),
+                        runOwner,
                         Observability.meterRegistry(context)));
         registry.bind("settlementRows", new SettlementRows());
         // The shop's own orders table: its intake, the write-back of Paysync's conclusions (docs/adopting.md).
         ShopAdoption.configure(
-                settings,
-                context,
-                database,
-                orders,
-                rules,
-                clock,
-                TransitionLog.truncate(syncSettings.workerId(), 119) + "/"
-                        + UUID.randomUUID().toString().substring(0, 8),
-                Observability.meterRegistry(context));
+                settings, context, database, orders, rules, clock, runOwner, Observability.meterRegistry(context));
         // routes/adapters/stripe-settlement.camel.yaml: its folder, checked once the canonical inbox is known.
         SettlementAdapters.configure(settings, context);
         // The simulators answer as a third party and as a gateway would: only where nothing real is at stake.

@@ -61,7 +61,7 @@ public final class ShopAdoption {
             throw new InvalidSettingsException(List.of(WRITEBACK_CONCLUSIONS
                     + " must list some of Paid, Completed, Failed, Expired, separated by commas"));
         }
-        checkSqlFiles(settings, database);
+        checkSqlFiles(settings, database, intake, writeBack);
         int parallelism = settings.getInt("paysync.shop.intake.parallelism", 2, 1, 16);
         DataSource shop = database.dataSource();
         if (settings.get(DB_URL).isPresent()) {
@@ -152,23 +152,24 @@ public final class ShopAdoption {
         }
     }
 
-    /** Every SQL file of the shop's side, each read by its route when the routes are made. */
-    static final List<String> SQL_FILES = List.of(
-            "intake.sql",
-            "watch.sql",
-            "writeback-paid.sql",
-            "writeback-completed.sql",
-            "writeback-failed.sql",
-            "writeback-expired.sql");
-
     /**
-     * The integrator's folder holds every file, or the start is refused naming each missing: the routes read them
-     * all when they are made, whatever is enabled (a file for what is off is never run).
+     * The integrator's files of what is enabled, or the start is refused naming each missing: each route is made only
+     * when enabled, and reads all its files then (the write-back all four, a conclusion written back or not).
      */
-    private static void checkSqlFiles(Settings settings, Database database) {
+    private static void checkSqlFiles(Settings settings, Database database, boolean intake, boolean writeBack) {
+        if (!intake && !writeBack) {
+            return;
+        }
         String dir = settings.require(SQL_DIR)
                 .replace("{{paysync.db.dialect}}", database.dialect().folder());
-        List<String> needed = SQL_FILES;
+        List<String> needed = new ArrayList<>();
+        if (intake) {
+            needed.addAll(List.of("intake.sql", "watch.sql"));
+        }
+        if (writeBack) {
+            needed.addAll(List.of(
+                    "writeback-paid.sql", "writeback-completed.sql", "writeback-failed.sql", "writeback-expired.sql"));
+        }
         List<String> problems = new ArrayList<>();
         for (String file : needed) {
             if (!Files.isRegularFile(Path.of(dir, file))) {
