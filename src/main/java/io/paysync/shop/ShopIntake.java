@@ -137,6 +137,7 @@ public class ShopIntake {
                                 .addValue("now", Database.utc(now)));
         exchange.setProperty(MORE, false);
         if (claimed != 1) {
+            exchange.removeProperty(ROUND); // the loop's round before this one, if any, is finished already
             exchange.getMessage().setBody(List.of());
             return;
         }
