@@ -7,6 +7,7 @@ import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Instant;
 import java.time.OffsetDateTime;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
@@ -42,9 +43,7 @@ public abstract class AuditTrailMigrationSuite {
                                 + "('OLD-2', 1.00, 'EUR', 'Paid', 'Completed', 'gw_old_2', 'guid-2', CURRENT_TIMESTAMP, 1, NULL)");
                 s.execute("INSERT INTO order_transitions (order_number, machine, from_status, to_status, cause, "
                         + "occurred_at) VALUES ('OLD-1', 'sync', 'Processing', 'Failed', 'claim t by w', "
-                        + (dialect == Dialect.SQLSERVER
-                                ? "CAST('2026-01-02 03:04:05 +00:00' AS DATETIMEOFFSET))"
-                                : "TIMESTAMP WITH TIME ZONE '2026-01-02 03:04:05+00:00')"));
+                        + database.timestamp(Instant.parse("2026-01-02T03:04:05Z")) + ")");
             }
 
             Database.migrate(ds, dialect);

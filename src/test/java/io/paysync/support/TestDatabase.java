@@ -5,6 +5,10 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.UUID;
 import org.junit.jupiter.api.Assertions;
@@ -46,6 +50,24 @@ public abstract class TestDatabase implements AutoCloseable {
                 s.execute("TRUNCATE TABLE " + table);
             }
         }
+    }
+
+    /**
+     * A timestamp literal this engine reads: SQL's {@code TIMESTAMP WITH TIME ZONE '...'} on H2 and PostgreSQL, a cast
+     * to DATETIMEOFFSET on SQL Server, which has no such literal ({@code timestamp} is rowversion there). A fixed
+     * pattern: LocalDateTime.toString() drops ":00" seconds, which H2 refuses.
+     */
+    public String timestamp(Instant at) {
+        String text = DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
+                        .format(LocalDateTime.ofInstant(at, ZoneOffset.UTC))
+                + " +00:00";
+        return isSqlServer()
+                ? "CAST('" + text + "' AS DATETIMEOFFSET)"
+                : "TIMESTAMP WITH TIME ZONE '" + text.replace(" +", "+") + "'";
+    }
+
+    public boolean isSqlServer() {
+        return url().startsWith("jdbc:sqlserver:");
     }
 
     @Override
@@ -96,14 +118,33 @@ public abstract class TestDatabase implements AutoCloseable {
         };
     }
 
-    /** The SQL Server given by PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD). */
+    /**
+     * The SQL Server database given by PAYSYNC_TEST_SQLSERVER_URL (and _USER, _PASSWORD), emptied: every table in it
+     * dropped, so that each suite starts from an empty database in whatever order the suites run, as on H2 and
+     * PostgreSQL where each gets a new one. That database is the tests' alone.
+     */
     public static TestDatabase sqlServer() {
         return sqlServer(System.getenv("PAYSYNC_TEST_SQLSERVER_URL"));
     }
 
-    /** Another database on the same SQL Server, with PAYSYNC_TEST_SQLSERVER_USER and _PASSWORD. */
+    /** Another database on the same SQL Server, emptied, with PAYSYNC_TEST_SQLSERVER_USER and _PASSWORD. */
     public static TestDatabase sqlServer(String url) {
-        return new Fixed(url, env("PAYSYNC_TEST_SQLSERVER_USER", "sa"), env("PAYSYNC_TEST_SQLSERVER_PASSWORD", ""));
+        TestDatabase db =
+                new Fixed(url, env("PAYSYNC_TEST_SQLSERVER_USER", "sa"), env("PAYSYNC_TEST_SQLSERVER_PASSWORD", ""));
+        try (Connection c = db.connect();
+                Statement s = c.createStatement()) {
+            // Foreign keys first, so the tables drop in any order; one batch, built from the catalog views.
+            s.execute("DECLARE @sql NVARCHAR(MAX) = N'';"
+                    + " SELECT @sql += N'ALTER TABLE ' + QUOTENAME(OBJECT_SCHEMA_NAME(parent_object_id)) + N'.'"
+                    + " + QUOTENAME(OBJECT_NAME(parent_object_id)) + N' DROP CONSTRAINT ' + QUOTENAME(name) + N';'"
+                    + " FROM sys.foreign_keys;"
+                    + " SELECT @sql += N'DROP TABLE ' + QUOTENAME(SCHEMA_NAME(schema_id)) + N'.' + QUOTENAME(name)"
+                    + " + N';' FROM sys.tables WHERE is_ms_shipped = 0;"
+                    + " EXEC sp_executesql @sql;");
+        } catch (SQLException e) {
+            Assertions.fail("The SQL Server test database at " + url + " could not be emptied: " + e.getMessage());
+        }
+        return db;
     }
 
     /**

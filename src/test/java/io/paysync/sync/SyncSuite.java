@@ -20,9 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -1057,18 +1054,14 @@ public abstract class SyncSuite {
         }
     }
 
-    private static String leased(String order, String syncStatus, Instant leaseUntil, int attempts, String token) {
+    private String leased(String order, String syncStatus, Instant leaseUntil, int attempts, String token) {
         return "UPDATE orders SET sync_status = '" + syncStatus + "', lease_until = " + timestamp(leaseUntil)
                 + ", sync_attempts = " + attempts + ", claim_token = '" + token + "' WHERE order_number = '" + order
                 + "'";
     }
 
-    private static String timestamp(Instant at) {
-        // A fixed pattern: LocalDateTime.toString() drops ":00" seconds, which H2 refuses (a flake at whole minutes).
-        return "TIMESTAMP WITH TIME ZONE '"
-                + DateTimeFormatter.ofPattern("uuuu-MM-dd HH:mm:ss.SSSSSS")
-                        .format(LocalDateTime.ofInstant(at, ZoneOffset.UTC))
-                + "+00:00'";
+    private String timestamp(Instant at) {
+        return database.timestamp(at);
     }
 
     // ----- Expiry -----
