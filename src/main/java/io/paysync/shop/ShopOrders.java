@@ -162,13 +162,10 @@ public class ShopOrders {
                 keys.add(key(SyncRepository.SEND_KEY_PROCESSOR, order, keyTime));
                 keys.add(key(SyncRepository.LEGACY_SEND_PROCESSOR, order, keyTime));
             }
-            case FAILED ->
-                entries.add(
-                        new Entry(order, "payment", "Pending", "Failed", cause, "transaction " + row.transactionId()));
+            case FAILED -> entries.add(failed(order, cause, row));
             case SENT_BEFORE_FINAL -> {
                 if (row.payment() == ShopRow.Payment.FAILED) {
-                    entries.add(new Entry(
-                            order, "payment", "Pending", "Failed", cause, "transaction " + row.transactionId()));
+                    entries.add(failed(order, cause, row));
                 }
                 entries.add(new Entry(
                         order,
@@ -219,6 +216,11 @@ public class ShopOrders {
                         + orders.orderBoundTo(row.transactionId()).orElse("(unknown)"),
                 now);
         return Outcome.CONFLICT;
+    }
+
+    /** The shop's own final failure of a payment, taken as it is. */
+    private static Entry failed(String order, TransitionLog.Cause cause, ShopRow row) {
+        return new Entry(order, "payment", "Pending", "Failed", cause, "transaction " + row.transactionId());
     }
 
     private static MapSqlParameterSource params(ShopRow row, Outcome outcome, Instant now) {

@@ -37,7 +37,7 @@ public class ShopWriteBack {
     private static final Logger LOG = LoggerFactory.getLogger(ShopWriteBack.class);
 
     /** The exchange property with the batch being delivered. */
-    public static final String ITEM = "shopWriteBack";
+    public static final String BATCH = "shopWriteBackBatch";
 
     /** The write-back's settings. */
     public record Settings(int batchSize, Duration lease, Duration backoffInitial, Duration backoffMax) {}
@@ -153,7 +153,7 @@ public class ShopWriteBack {
      */
     public void batch(Exchange exchange) {
         Batch batch = exchange.getMessage().getBody(Batch.class);
-        exchange.setProperty(ITEM, batch);
+        exchange.setProperty(BATCH, batch);
         List<Map<String, Object>> parameters = new ArrayList<>(batch.items().size());
         for (Item item : batch.items()) {
             Map<String, Object> p = new java.util.HashMap<>();
@@ -175,7 +175,7 @@ public class ShopWriteBack {
     /** The batch ran: its outbox rows go with the round's others ({@link #flush}). */
     @SuppressWarnings("unchecked")
     public void delivered(Exchange exchange) {
-        Batch batch = exchange.getProperty(ITEM, Batch.class);
+        Batch batch = exchange.getProperty(BATCH, Batch.class);
         Integer count = exchange.getMessage().getHeader(SqlConstants.SQL_UPDATE_COUNT, Integer.class);
         exchange.getProperty(DELIVERED, List.class).addAll(batch.items());
         int written = count == null ? 0 : Math.min(count, batch.items().size());
@@ -219,7 +219,7 @@ public class ShopWriteBack {
      * logged by its class, without values.
      */
     public void retryLater(Exchange exchange) {
-        Batch batch = exchange.getProperty(ITEM, Batch.class);
+        Batch batch = exchange.getProperty(BATCH, Batch.class);
         Exception e = exchange.getException() != null
                 ? exchange.getException()
                 : exchange.getProperty(Exchange.EXCEPTION_CAUGHT, Exception.class);
