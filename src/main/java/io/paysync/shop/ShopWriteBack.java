@@ -71,14 +71,17 @@ public class ShopWriteBack {
         this.metrics = metrics;
     }
 
-    /** The lag and backlog gauges: registered only while the write-back is on (each scrape reads the outbox). */
+    /**
+     * The lag and backlog gauges: registered only while the write-back is on. A scrape reads both within
+     * milliseconds, so they share one read of the outbox younger than {@link #LAG_READ_REUSE}.
+     */
     public void observe() {
-        Gauge.builder("paysync.shop.writeback.lag", this, ShopWriteBack::lagSeconds)
+        Gauge.builder("paysync.shop.writeback.lag", this, w -> w.lastLag().seconds)
                 .description("Age of the oldest conclusion the shop's table has not learnt yet, in seconds (0 when"
                         + " none waits)")
                 .baseUnit("seconds")
                 .register(metrics);
-        Gauge.builder("paysync.shop.writeback.waiting", this, w -> w.lag().waiting)
+        Gauge.builder("paysync.shop.writeback.waiting", this, w -> w.lastLag().waiting)
                 .description("Conclusions waiting in the write-back outbox")
                 .register(metrics);
     }
@@ -264,8 +267,19 @@ public class ShopWriteBack {
         });
     }
 
-    private double lagSeconds() {
-        return lag().seconds;
+    /** How long one read of the outbox serves the gauges: long enough for one scrape, far below any period. */
+    static final Duration LAG_READ_REUSE = Duration.ofSeconds(1);
+
+    private Lag lastLag;
+    private long lastLagReadAt;
+
+    private synchronized Lag lastLag() {
+        long now = System.nanoTime();
+        if (lastLag == null || now - lastLagReadAt > LAG_READ_REUSE.toNanos()) {
+            lastLag = lag();
+            lastLagReadAt = now;
+        }
+        return lastLag;
     }
 
     private static Instant instant(OffsetDateTime t) {
