@@ -8,12 +8,15 @@ import com.jayway.jsonpath.JsonPath;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.order.PaymentStatus;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
 import io.paysync.sync.SendAttempt.Action;
 import io.paysync.sync.SendAttempt.Answer;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Properties;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.junit.jupiter.api.AfterEach;
@@ -113,6 +116,15 @@ class LookupNoRecordTest {
                 .as("fails on a null body")
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("must give true or false");
+    }
+
+    @Test
+    void should_refuse_to_start_paysync_naming_the_setting_when_its_expression_is_bad() throws Exception {
+        try (TestDatabase db = TestDatabase.h2()) {
+            assertThatThrownBy(() -> PaysyncInstance.start(db, Map.of(LookupNoRecord.SETTING, ".status == 404 and"))
+                            .close())
+                    .hasStackTraceContaining(LookupNoRecord.SETTING + " (.status == 404 and) is not a jq expression");
+        }
     }
 
     /** The record's id wins: an answer carrying it is a found record, whatever the expression says of it. */
