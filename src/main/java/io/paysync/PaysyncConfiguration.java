@@ -202,7 +202,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         SyncOutcomes outcomes = new SyncOutcomes(syncSettings, sync, sendKeys);
         SyncClaims claims = new SyncClaims(syncSettings, sync, gate);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
-        ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings);
+        ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings, context);
         thirdPartyCall.sentByTheShopsJob(sync::sentByTheShopsJob);
         // The claim loop, the send and the fenced outcome: Java routes, since their shape is what Paysync
         // guarantees; the requests they send are the integrator's YAML.

@@ -11,7 +11,7 @@ public enum CallOutcome {
     CREATED,
     /** A lookup found the record an in-doubt send made. */
     FOUND,
-    /** A lookup answered 404. */
+    /** A lookup's answer said the third party has no record (paysync.third-party.lookup.no-record; 404 by default). */
     NOT_FOUND,
     /** Failed, and provably created nothing: connection refused, 408, 429, 503 with Retry-After. Retried. */
     RETRYABLE,

@@ -30,7 +30,7 @@ public final class SendAttempt {
     /** The third party has the record: made now ({@code found} false) or found by a lookup. */
     public record Recorded(String guid, boolean found) implements Outcome {}
 
-    /** A lookup answered 404. */
+    /** A lookup's answer said there is no record (404 unless paysync.third-party.lookup.no-record says otherwise). */
     public record NotFound() implements Outcome {}
 
     /** Never to be sent again without an operator: a 4xx the third party will not accept, or given up. */

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLHandshakeException;
 import org.apache.camel.AggregationStrategy;
+import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.slf4j.Logger;
@@ -51,25 +52,29 @@ public class ThirdPartyCall {
     private final SyncSettings settings;
     private final JsonPath createRecordId;
     private final JsonPath lookupRecordId;
+    private final LookupNoRecord noRecord;
     private volatile SyncObserver observer = SyncObserver.NONE;
     /** Whether the shop's own job may have sent an order, with no Idempotency-Key of ours (none before it is set). */
     private volatile Predicate<String> sentByTheShopsJob = orderNumber -> false;
 
-    ThirdPartyCall(SyncSettings settings, JsonPath createRecordId, JsonPath lookupRecordId) {
+    ThirdPartyCall(SyncSettings settings, JsonPath createRecordId, JsonPath lookupRecordId, LookupNoRecord noRecord) {
         this.settings = settings;
         this.createRecordId = createRecordId;
         this.lookupRecordId = lookupRecordId;
+        this.noRecord = noRecord;
     }
 
     /**
      * With the answers' record ids at {@code paysync.third-party.create.record-id} and
-     * {@code paysync.third-party.lookup.record-id} (JSONPath, {@code $.id} by default).
+     * {@code paysync.third-party.lookup.record-id} (JSONPath, {@code $.id} by default), and the lookup's "no record"
+     * at {@value LookupNoRecord#SETTING} (jq, {@value LookupNoRecord#DEFAULT} by default).
      */
-    public static ThirdPartyCall from(Settings s, SyncSettings settings) {
+    public static ThirdPartyCall from(Settings s, SyncSettings settings, CamelContext context) {
         return new ThirdPartyCall(
                 settings,
                 recordIdPath(s, "paysync.third-party.create.record-id"),
-                recordIdPath(s, "paysync.third-party.lookup.record-id"));
+                recordIdPath(s, "paysync.third-party.lookup.record-id"),
+                LookupNoRecord.from(s, context));
     }
 
     private static JsonPath recordIdPath(Settings s, String key) {
@@ -181,15 +186,22 @@ public class ThirdPartyCall {
     /**
      * Inside the breaker, after the answer arrived (the HTTP call does not throw on status). Retryable answers throw,
      * so they count as the third party's failures and are redelivered; a 4xx it will never accept is a dead letter
-     * without throwing.
+     * without throwing. A lookup's answer without the record's id that {@link LookupNoRecord} reads as "no record" is
+     * neither: the order may be created anew once its doubt has settled.
      */
     public void classify(SendAttempt attempt) {
         Answer answer = attempt.answer();
         int status = answer.status();
         boolean lookup = attempt.isLookup();
-        if (status >= 200 && status < 300) {
-            JsonNode body = parse(answer.body());
-            String guid = body == null ? null : recordId(body, lookup ? lookupRecordId : createRecordId);
+        boolean success = status >= 200 && status < 300;
+        JsonNode body = success || lookup ? parse(answer.body()) : null;
+        String guid = !success || body == null ? null : recordId(body, lookup ? lookupRecordId : createRecordId);
+        if (lookup && guid == null && noRecord.saysNoRecord(status, body)) {
+            observer.called(CallOutcome.NOT_FOUND);
+            attempt.outcome(new SendAttempt.NotFound());
+            return;
+        }
+        if (success) {
             if (guid == null) {
                 // Created or not, we cannot know without an id: never Completed without one.
                 observer.called(lookup ? CallOutcome.RETRYABLE : CallOutcome.IN_DOUBT);
@@ -201,11 +213,6 @@ public class ThirdPartyCall {
             }
             observer.called(lookup ? CallOutcome.FOUND : CallOutcome.CREATED);
             attempt.outcome(new SendAttempt.Recorded(guid, lookup));
-            return;
-        }
-        if (lookup && status == 404) {
-            observer.called(CallOutcome.NOT_FOUND);
-            attempt.outcome(new SendAttempt.NotFound());
             return;
         }
         if (status == 408 || status == 429 || status >= 500) {

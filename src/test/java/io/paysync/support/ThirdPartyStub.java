@@ -113,6 +113,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private final Map<String, Deque<Step>> scriptPerOrder = new ConcurrentHashMap<>();
     private volatile Step always;
     private volatile boolean idempotent = true;
+    private volatile boolean listLookup;
     private volatile Function<Request, Step> faults;
     private volatile Observer observer = new Observer() {};
     private final CountDownLatch released = new CountDownLatch(1);
@@ -186,6 +187,15 @@ public final class ThirdPartyStub implements AutoCloseable {
      */
     public ThirdPartyStub idempotent(boolean idempotent) {
         this.idempotent = idempotent;
+        return this;
+    }
+
+    /**
+     * true: the lookup answers as a third party that lists what it found: {@code 200 {"items": []}} for no record,
+     * {@code 200 {"items": [{"id": ...}]}} for one (false, the default: {@code 404}, or {@code 200 {"id": ...}}).
+     */
+    public ThirdPartyStub listLookup(boolean listLookup) {
+        this.listLookup = listLookup;
         return this;
     }
 
@@ -270,6 +280,18 @@ public final class ThirdPartyStub implements AutoCloseable {
             observer.received(request);
             if ("GET".equals(method)) {
                 String id = orderNumber == null ? null : idsByOrder.get(orderNumber);
+                if (listLookup) {
+                    answer(
+                            ex,
+                            request,
+                            Fault.NONE,
+                            200,
+                            id == null ? "{\"items\":[]}" : "{\"items\":[{\"id\":\"" + id + "\"}]}",
+                            null,
+                            id,
+                            false);
+                    return;
+                }
                 answer(
                         ex,
                         request,

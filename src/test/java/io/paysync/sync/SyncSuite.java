@@ -402,6 +402,56 @@ public abstract class SyncSuite {
                 .hasSize(1);
     }
 
+    /** A third party whose lookup lists what it found, {@code 200 {"items": [...]}}, empty for no record. */
+    private static final Map<String, String> LIST_LOOKUP = Map.of(
+            "paysync.third-party.idempotent-create",
+            "false",
+            "paysync.third-party.lookup-enabled",
+            "true",
+            "paysync.third-party.lookup-settle-ms",
+            "1000",
+            "paysync.third-party.lookup.record-id",
+            "$.items[0].id",
+            "paysync.third-party.lookup.no-record",
+            ".status == 200 and (.body.items | length) == 0");
+
+    /**
+     * {@code 200 {"items": []}} read as no record (paysync.third-party.lookup.no-record): the in-doubt order is created
+     * once its doubt has settled, not asked again until it is dead-lettered as a 2xx without an id.
+     */
+    @Test
+    void should_create_an_in_doubt_order_when_the_lookup_answers_an_empty_list_configured_as_no_record()
+            throws Exception {
+        stub.idempotent(false).listLookup(true).script("LIST-1", Step.status(500));
+        PaysyncInstance app = worker(LIST_LOOKUP);
+        paidOrder(app, "LIST-1");
+
+        awaitSyncStatus(app, "LIST-1", "Completed");
+
+        assertThat(methods("LIST-1"))
+                .startsWith("POST", "GET")
+                .endsWith("GET", "POST")
+                .filteredOn("POST"::equals)
+                .hasSize(2);
+        assertThat(stub.recordsFor("LIST-1")).isEqualTo(1);
+        assertThat(app.column("LIST-1", "third_party_guid")).isEqualTo(stub.idFor("LIST-1"));
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'LIST-1'"))
+                .isZero();
+    }
+
+    @Test
+    void should_store_the_record_a_listing_lookup_finds_and_create_nothing() throws Exception {
+        stub.idempotent(false).listLookup(true).script("LIST-2", Step.of(Fault.CREATE_THEN_DROP));
+        PaysyncInstance app = worker(LIST_LOOKUP);
+        paidOrder(app, "LIST-2");
+
+        awaitSyncStatus(app, "LIST-2", "Completed");
+
+        assertThat(methods("LIST-2")).containsExactly("POST", "GET");
+        assertThat(stub.recordsFor("LIST-2")).isEqualTo(1);
+        assertThat(app.column("LIST-2", "third_party_guid")).isEqualTo(stub.idFor("LIST-2"));
+    }
+
     @Test
     void should_dead_letter_an_in_doubt_order_when_it_can_neither_resend_nor_look_up() throws Exception {
         stub.idempotent(false).script("DOUBT-1", Step.of(Fault.CREATE_THEN_DROP));

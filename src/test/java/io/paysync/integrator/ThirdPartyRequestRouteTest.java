@@ -1,0 +1,114 @@
+package io.paysync.integrator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.paysync.support.ThirdPartyRequests;
+import org.apache.camel.EndpointInject;
+import org.apache.camel.Message;
+import org.apache.camel.Produce;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.AdviceWithRouteBuilder;
+import org.apache.camel.component.mock.MockEndpoint;
+import org.apache.camel.test.main.junit5.AdviceRouteMapping;
+import org.apache.camel.test.main.junit5.CamelMainTest;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The request routes of routes/third-party.camel.yaml, as the third party will receive them. Copy this test when you
+ * adapt the third party (docs/third-party.md): change the expected method, path, headers and body to your third
+ * party's, and run it with {@code mvn test -Dtest=ThirdPartyRequestRouteTest}. It needs no database and no server.
+ *
+ * <p>
+ * {@code @CamelMainTest} starts Camel as Paysync's runtime does: it reads application.properties and loads the route
+ * files named by camel.main.routesIncludePattern (here only the third party's, and the error policy they refer to).
+ * Each route's last step, the HTTP call, is replaced by a mock endpoint that keeps what it was sent.
+ */
+@CamelMainTest(
+        configurationClasses = ThirdPartyRequests.class,
+        properties = {
+            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,file:routes/error-handling.camel.yaml",
+            "paysync.third-party.url=https://third-party.test",
+            "camel.server.enabled=false",
+            "camel.management.enabled=false",
+            "camel.metrics.enabled=false"
+        },
+        advices = {
+            @AdviceRouteMapping(route = "third-party-create-request", advice = ThirdPartyRequestRouteTest.Create.class),
+            @AdviceRouteMapping(route = "third-party-lookup-request", advice = ThirdPartyRequestRouteTest.Lookup.class)
+        })
+class ThirdPartyRequestRouteTest {
+
+    /** The create route's HTTP call (step id create-request-send) goes to a mock instead. */
+    static class Create extends AdviceWithRouteBuilder {
+        @Override
+        public void configure() {
+            weaveById("create-request-send").replace().to("mock:third-party");
+        }
+    }
+
+    /** The lookup route's HTTP call (step id lookup-request-send) goes to the same mock. */
+    static class Lookup extends AdviceWithRouteBuilder {
+        @Override
+        public void configure() {
+            weaveById("lookup-request-send").replace().to("mock:third-party");
+        }
+    }
+
+    @Produce("direct:third-party-create-request")
+    ProducerTemplate create;
+
+    @Produce("direct:third-party-lookup-request")
+    ProducerTemplate lookup;
+
+    @EndpointInject("mock:third-party")
+    MockEndpoint thirdParty;
+
+    /** An order whose payment is final, as Paysync hands it to the request routes. */
+    static final JsonNode ORDER =
+            ThirdPartyRequests.paidOrder("A-1001", "19.99", "EUR", "gw_123", "2026-12-01T10:00:00.123456Z");
+
+    @Test
+    void should_post_the_order_to_records_with_its_number_as_idempotency_key() throws Exception {
+        create.sendBody(ORDER);
+
+        Message request = sent();
+        assertThat(request.getHeader("CamelHttpMethod")).isEqualTo("POST");
+        assertThat(request.getHeader("CamelHttpPath")).isEqualTo("/records");
+        assertThat(request.getHeader("Idempotency-Key")).isEqualTo("A-1001");
+        assertThat(request.getHeader("Content-Type")).isEqualTo("application/json");
+        // Only these reach the third party (besides the HTTP client's own): the route starts by removing all others.
+        assertThat(request.getHeaders().keySet())
+                .containsExactlyInAnyOrder("CamelHttpMethod", "CamelHttpPath", "Idempotency-Key", "Content-Type");
+        assertThat(json(request)).isEqualTo(json("""
+                        {"orderNumber": "A-1001", "transactionId": "gw_123", "amount": "19.99", "currency": "EUR",
+                         "paid": true, "paidAt": "2026-12-01T10:00:00.123456Z"}
+                        """));
+    }
+
+    @Test
+    void should_look_the_order_up_by_its_number_without_a_body() throws Exception {
+        lookup.sendBody(ThirdPartyRequests.paidOrder("A-1001/2", "19.99", "EUR", "gw_123", "2026-12-01T10:00:00Z"));
+
+        Message request = sent();
+        assertThat(request.getHeader("CamelHttpMethod")).isEqualTo("GET");
+        assertThat(request.getHeader("CamelHttpPath")).isEqualTo("/records");
+        assertThat(request.getHeader("CamelHttpQuery")).isEqualTo("orderNumber=A-1001%2F2");
+        assertThat(request.getBody()).isNull();
+    }
+
+    /** The one request the mock received. */
+    private Message sent() {
+        assertThat(thirdParty.getReceivedExchanges()).hasSize(1);
+        return thirdParty.getReceivedExchanges().get(0).getMessage();
+    }
+
+    private static JsonNode json(Message request) throws Exception {
+        return new ObjectMapper().readTree(request.getBody(byte[].class));
+    }
+
+    private static JsonNode json(String text) throws Exception {
+        return new ObjectMapper().readTree(text);
+    }
+}

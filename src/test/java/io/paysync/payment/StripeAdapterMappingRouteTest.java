@@ -1,0 +1,151 @@
+package io.paysync.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.paysync.http.HttpResponder;
+import io.paysync.support.LogHygiene;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.camel.BindToRegistry;
+import org.apache.camel.EndpointInject;
+import org.apache.camel.Exchange;
+import org.apache.camel.Produce;
+import org.apache.camel.ProducerTemplate;
+import org.apache.camel.builder.AdviceWithRouteBuilder;
+import org.apache.camel.component.mock.MockEndpoint;
+import org.apache.camel.test.main.junit5.AdviceRouteMapping;
+import org.apache.camel.test.main.junit5.CamelMainTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * The mapping of routes/adapters/stripe-adapter.camel.yaml alone, with Camel's test kit: a Stripe event, signed as
+ * Stripe signs, comes out as the canonical callback fields the payment rules apply (whose effect on orders
+ * {@link StripeAdapterRouteTest} checks through the whole runtime). The HTTP door is a direct endpoint, and the two
+ * steps that hand over to the payment rules are mocks that keep what they were given.
+ */
+@ExtendWith(LogHygiene.class)
+@CamelMainTest(
+        properties = {
+            "camel.main.routesIncludePattern=file:routes/adapters/stripe-adapter.camel.yaml,"
+                    + "file:routes/error-handling.camel.yaml",
+            "paysync.adapters.stripe.enabled=true",
+            "paysync.adapters.stripe.webhook-secret=" + StripeAdapterMappingRouteTest.SECRET,
+            "camel.server.enabled=false",
+            "camel.management.enabled=false",
+            "camel.metrics.enabled=false"
+        },
+        replaceRouteFromWith = "stripe-adapter=direct:stripe-webhook",
+        advices = @AdviceRouteMapping(route = "stripe-adapter", advice = StripeAdapterMappingRouteTest.Handover.class))
+class StripeAdapterMappingRouteTest {
+
+    static final String SECRET = "whsec_stripeMappingRouteSecret0123456789ab";
+
+    static class Handover extends AdviceWithRouteBuilder {
+        @Override
+        public void configure() {
+            weaveById("stripe-adapter-handle-mapped").replace().to("mock:mapped");
+            weaveById("stripe-adapter-ignore-event").replace().to("mock:ignored");
+            weaveById("stripe-adapter-answer").remove();
+        }
+    }
+
+    /** Answers refusals, as in the runtime (the error policy http-api calls it). */
+    @BindToRegistry("httpResponder")
+    HttpResponder responder = new HttpResponder();
+
+    @Produce("direct:stripe-webhook")
+    ProducerTemplate webhook;
+
+    @EndpointInject("mock:mapped")
+    MockEndpoint mapped;
+
+    @EndpointInject("mock:ignored")
+    MockEndpoint ignored;
+
+    static {
+        LogHygiene.SECRETS.add(SECRET);
+    }
+
+    static String event(String type, String orderNumber, String intentId, long amount, String currency) {
+        return """
+                {"id": "evt_%s", "object": "event", "type": "%s", "created": %d,
+                 "data": {"object": {"id": "%s", "object": "payment_intent", "amount": %d, "currency": "%s",
+                  "status": "succeeded", "metadata": {"order_number": "%s"}}}}
+                """.formatted(intentId, type, Instant.now().getEpochSecond(), intentId, amount, currency, orderNumber);
+    }
+
+    Exchange send(String payload, String secret) throws Exception {
+        long t = Instant.now().getEpochSecond();
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        String v1 = HexFormat.of().formatHex(mac.doFinal((t + "." + payload).getBytes(StandardCharsets.UTF_8)));
+        return webhook.request(webhook.getDefaultEndpoint(), e -> {
+            e.getMessage().setBody(payload.getBytes(StandardCharsets.UTF_8));
+            e.getMessage().setHeader("Content-Type", "application/json");
+            e.getMessage().setHeader("Stripe-Signature", "t=" + t + ",v1=" + v1);
+        });
+    }
+
+    static Map<String, Object> fields(MockEndpoint mock) {
+        assertThat(mock.getReceivedExchanges()).hasSize(1);
+        Exchange e = mock.getReceivedExchanges().get(0);
+        return Map.of(
+                "gateway", e.getProperty("gateway"),
+                "eventId", e.getProperty("eventId"),
+                "orderNumber", e.getProperty("orderNumber"),
+                "transactionId", e.getProperty("transactionId"),
+                "amount", e.getProperty("amount"),
+                "currency", e.getProperty("currency"),
+                "status", e.getProperty("status"));
+    }
+
+    @Test
+    void should_map_a_succeeded_intent_onto_the_canonical_fields_in_major_units() throws Exception {
+        send(event("payment_intent.succeeded", "S-1", "pi_1", 1999, "eur"), SECRET);
+
+        assertThat(fields(mapped))
+                .containsExactlyInAnyOrderEntriesOf(Map.of(
+                        "gateway", "stripe",
+                        "eventId", "evt_pi_1",
+                        "orderNumber", "S-1",
+                        "transactionId", "pi_1",
+                        "amount", "19.99",
+                        "currency", "EUR",
+                        "status", "succeeded"));
+        assertThat(ignored.getReceivedExchanges()).isEmpty();
+    }
+
+    @Test
+    void should_map_a_failed_intent_as_failed_and_a_zero_decimal_currency_as_whole_units() throws Exception {
+        send(event("payment_intent.payment_failed", "S-2", "pi_2", 500, "jpy"), SECRET);
+
+        assertThat(fields(mapped))
+                .containsEntry("status", "failed")
+                .containsEntry("amount", "500")
+                .containsEntry("currency", "JPY");
+    }
+
+    @Test
+    void should_hand_any_other_event_type_to_ignore_without_mapping_it() throws Exception {
+        send(event("charge.refunded", "S-3", "pi_3", 700, "eur"), SECRET);
+
+        assertThat(ignored.getReceivedExchanges()).hasSize(1);
+        assertThat(mapped.getReceivedExchanges()).isEmpty();
+    }
+
+    @Test
+    void should_refuse_an_event_signed_with_another_secret_before_reading_it() throws Exception {
+        Exchange answer = send(
+                event("payment_intent.succeeded", "S-4", "pi_4", 100, "eur"),
+                "whsec_someOtherEndpointSecret9876543210zyxw");
+
+        assertThat(answer.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE)).isEqualTo(401);
+        assertThat(mapped.getReceivedExchanges()).isEmpty();
+        assertThat(ignored.getReceivedExchanges()).isEmpty();
+    }
+}

@@ -1,0 +1,56 @@
+package io.paysync.support;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.config.Settings;
+import io.paysync.order.PaymentStatus;
+import io.paysync.sync.ClaimedOrder;
+import io.paysync.sync.NoHiddenRetries;
+import io.paysync.sync.SendAttempt;
+import io.paysync.sync.ThirdPartyAuthentication;
+import io.paysync.sync.ThirdPartyCall;
+import java.math.BigDecimal;
+import java.time.Instant;
+import org.apache.camel.CamelConfiguration;
+import org.apache.camel.CamelContext;
+
+/**
+ * For route tests of the third party's request routes ({@code routes/third-party.camel.yaml}) loaded alone: the beans
+ * those routes refer to, bound under the names and from the settings the runtime uses
+ * ({@code @CamelMainTest(configurationClasses = ThirdPartyRequests.class)}), and orders as Paysync hands them to the
+ * routes.
+ */
+public class ThirdPartyRequests implements CamelConfiguration {
+
+    @Override
+    public void configure(CamelContext context) {
+        Settings settings = new Settings(context, "test");
+        context.getRegistry().bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
+        context.getRegistry().bind("noHiddenRetries", new NoHiddenRetries());
+    }
+
+    /**
+     * A paid order as the request routes receive it once converted to JSON (what their jq templates read), made by the
+     * same code the runtime uses.
+     */
+    public static JsonNode paidOrder(
+            String orderNumber, String amount, String currency, String transactionId, String paidAt) {
+        return order(orderNumber, amount, currency, transactionId, PaymentStatus.Paid, Instant.parse(paidAt));
+    }
+
+    /** An order sent although not paid (paysync.sync.include-final-failures): paid false, paidAt null. */
+    public static JsonNode unpaidOrder(String orderNumber, String amount, String currency, PaymentStatus status) {
+        return order(orderNumber, amount, currency, null, status, null);
+    }
+
+    private static JsonNode order(
+            String orderNumber,
+            String amount,
+            String currency,
+            String transactionId,
+            PaymentStatus status,
+            Instant paidAt) {
+        ClaimedOrder claimed = new ClaimedOrder(
+                1, orderNumber, new BigDecimal(amount), currency, status, transactionId, paidAt, "claim", 1, null);
+        return ThirdPartyCall.orderDocument(new SendAttempt(claimed, null));
+    }
+}
