@@ -1,6 +1,7 @@
 package io.paysync;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.Counter;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
@@ -174,7 +175,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                 database,
                                 refused,
                                 clock,
-                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
+                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000),
+                                Counter.builder("paysync.callback.replays")
+                                        .description("Authentic callbacks not stored: the same answer to the same"
+                                                + " webhook-id is stored already")
+                                        .register(Observability.meterRegistry(context)))));
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
         registry.bind(
                 "adminApi",
