@@ -28,6 +28,7 @@ import io.paysync.payment.PaymentRules;
 import io.paysync.security.AccessGate;
 import io.paysync.security.Audiences;
 import io.paysync.security.Doors;
+import io.paysync.security.FailedLogins;
 import io.paysync.settlement.SettlementAdapters;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
@@ -102,11 +103,13 @@ public class PaysyncConfiguration implements CamelConfiguration {
         int managementPort = port(settings, "camel.management.port");
         RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
         boolean managementShared = apiPort == managementPort;
-        AccessGate apiGate = new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused);
+        FailedLogins failedLogins = FailedLogins.from(settings);
+        AccessGate apiGate =
+                new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused, failedLogins);
         // Sharing the API port, the management server may still have a router of its own: both get every door.
         AccessGate managementGate = managementShared
                 ? apiGate
-                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
+                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused, failedLogins);
         HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
