@@ -721,7 +721,7 @@ public abstract class DatabaseSuite {
                             .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("no-store");
+            assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("private, no-store");
         }
     }
 
