@@ -429,9 +429,11 @@ class ProdDoorsTest {
                     .isEqualTo(401);
             assertThat(get(api + "/observe/health", null).statusCode()).isEqualTo(200);
 
-            assertThat(get(api + "/observe/metrics", basic("operator", OPERATOR))
-                            .statusCode())
-                    .isEqualTo(200);
+            HttpResponse<String> metrics = get(api + "/observe/metrics", basic("operator", OPERATOR));
+            assertThat(metrics.statusCode()).isEqualTo(200);
+            assertThat(metrics.headers().allValues("Cache-Control"))
+                    .as("behind credentials, so kept by no cache")
+                    .containsExactly("private, no-store");
             HttpResponse<String> state = post(api + "/observe/jolokia", READ_SYNC_STATE, basic("operator", OPERATOR));
             assertThat(state.statusCode()).isEqualTo(200);
             assertThat(state.body()).contains("\"value\":\"Started\"");
