@@ -1,6 +1,7 @@
 package io.paysync;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.Counter;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
@@ -27,6 +28,7 @@ import io.paysync.payment.PaymentRules;
 import io.paysync.security.AccessGate;
 import io.paysync.security.Audiences;
 import io.paysync.security.Doors;
+import io.paysync.security.FailedLogins;
 import io.paysync.settlement.SettlementAdapters;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
@@ -101,11 +103,13 @@ public class PaysyncConfiguration implements CamelConfiguration {
         int managementPort = port(settings, "camel.management.port");
         RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
         boolean managementShared = apiPort == managementPort;
-        AccessGate apiGate = new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused);
+        FailedLogins failedLogins = FailedLogins.from(settings);
+        AccessGate apiGate =
+                new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused, failedLogins);
         // Sharing the API port, the management server may still have a router of its own: both get every door.
         AccessGate managementGate = managementShared
                 ? apiGate
-                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
+                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused, failedLogins);
         HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
@@ -174,7 +178,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                 database,
                                 refused,
                                 clock,
-                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
+                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000),
+                                Counter.builder("paysync.callback.replays")
+                                        .description("Authentic callbacks not stored: the same answer to the same"
+                                                + " webhook-id is stored already")
+                                        .register(Observability.meterRegistry(context)))));
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
         registry.bind(
                 "adminApi",

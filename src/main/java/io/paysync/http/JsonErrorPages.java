@@ -9,6 +9,8 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.StartupListener;
 import org.apache.camel.component.platform.http.HttpEndpointModel;
 import org.apache.camel.component.platform.http.PlatformHttpComponent;
+import org.apache.camel.component.platform.http.main.MainHttpServer;
+import org.apache.camel.component.platform.http.main.ManagementHttpServer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
 
 /**
@@ -26,6 +28,7 @@ public class JsonErrorPages implements StartupListener {
 
     @Override
     public void onCamelContextStarted(CamelContext context, boolean alreadyStarted) {
+        VertxPlatformHttpRouter managementOnly = managementOnlyRouter(context);
         for (VertxPlatformHttpRouter router : context.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
             // A failed route (the body handler refuses an oversized body with 413) ends here.
             router.route().order(Integer.MIN_VALUE).failureHandler(ctx -> {
@@ -40,6 +43,10 @@ public class JsonErrorPages implements StartupListener {
                     handler(ctx.statusCode(), page[0], page[1]).handle(ctx);
                 }
             });
+            if (router == managementOnly) {
+                // The API is not served here: an /api path is as unknown as any other (404, no Allow).
+                continue;
+            }
             // Any /api request no route took: 405 if another method serves the path, else 404.
             router.route("/api/*").last().handler(ctx -> {
                 if (stopping(context)) {
@@ -55,6 +62,19 @@ public class JsonErrorPages implements StartupListener {
                 }
             });
         }
+    }
+
+    /** The management server's router when it listens on a port of its own, where no API route is served; or null. */
+    private static VertxPlatformHttpRouter managementOnlyRouter(CamelContext context) {
+        ManagementHttpServer management = context.hasService(ManagementHttpServer.class);
+        MainHttpServer api = context.hasService(MainHttpServer.class);
+        if (management == null || management.getRouter() == null) {
+            return null;
+        }
+        if (api != null && (api.getPort() == management.getPort() || api.getRouter() == management.getRouter())) {
+            return null;
+        }
+        return management.getRouter();
     }
 
     /**

@@ -7,11 +7,16 @@ import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.net.impl.URIDecoder;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import io.vertx.ext.web.handler.FileSystemAccess;
 import io.vertx.ext.web.handler.StaticHandler;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -50,6 +55,8 @@ public final class HawtioConsole {
     /** Hawtio's Jolokia requests are small JSON documents; a bulk read of every MBean stays far below this. */
     private static final long MAX_JOLOKIA_BODY = 1024 * 1024;
 
+    private static final byte[] NOT_FOUND = Json.write(HttpResponder.error("not-found", "No such endpoint"));
+
     private final Path dir;
     private final String operator;
     private final byte[] settings;
@@ -70,9 +77,57 @@ public final class HawtioConsole {
         return new HawtioConsole(dir, operator, Json.write(answer));
     }
 
-    /** Whether the folder holds a built console. */
+    /** Whether the folder holds a built console (its index.html a file of its own, not a link). */
     public boolean built() {
-        return Files.isRegularFile(dir.resolve("index.html"));
+        return Files.isRegularFile(dir.resolve("index.html"), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    /** The folder itself may be a link (an installation's current build): its files are looked for where it leads. */
+    private Path realFolder() {
+        try {
+            return dir.toRealPath();
+        } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read the Hawtio console's folder " + dir, e);
+        }
+    }
+
+    /**
+     * Answers 404 for a path the static handler must not serve: a hidden file or folder (any segment starting with a
+     * dot: {@code .env}, {@code .git/}), or anything reached through a symbolic link (which may lead out of the
+     * folder). The path is decoded as the static handler decodes it, so no spelling of it slips past; a path that
+     * names no file is let through to the index.html fallback.
+     */
+    static void refuseHiddenOrLinked(RoutingContext ctx, Path root) {
+        String path = URIDecoder.decodeURIComponent(ctx.normalizedPath(), false);
+        String rest = path.startsWith(BASE + "/") ? path.substring(BASE.length() + 1) : "";
+        Path file = root;
+        for (String segment : rest.split("/")) {
+            if (segment.isEmpty()) {
+                continue;
+            }
+            if (segment.startsWith(".") || segment.indexOf('\\') >= 0) {
+                notFound(ctx);
+                return;
+            }
+            try {
+                file = file.resolve(segment);
+            } catch (InvalidPathException e) {
+                notFound(ctx); // a NUL, say: no file has that name
+                return;
+            }
+            if (Files.isSymbolicLink(file)) {
+                notFound(ctx);
+                return;
+            }
+        }
+        ctx.next();
+    }
+
+    private static void notFound(RoutingContext ctx) {
+        ctx.response()
+                .setStatusCode(404)
+                .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                .end(Buffer.buffer(NOT_FOUND));
     }
 
     /** Adds the console's routes to the management server's router; called once the servers have started. */
@@ -112,11 +167,16 @@ public final class HawtioConsole {
             }
         });
         if (built()) {
+            Path root = realFolder();
+            router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> refuseHiddenOrLinked(ctx, root));
+            // No caching headers of its own ("public, immutable"): these files are behind operators' credentials.
             router.route(HttpMethod.GET, BASE + "/*")
-                    .handler(StaticHandler.create(FileSystemAccess.ROOT, dir.toString())
+                    .handler(StaticHandler.create(FileSystemAccess.ROOT, root.toString())
                             .setIndexPage("index.html")
+                            .setIncludeHidden(false)
+                            .setCachingEnabled(false)
                             .setDefaultContentEncoding("UTF-8"));
-            String index = dir.resolve("index.html").toString();
+            String index = root.resolve("index.html").toString();
             router.route(HttpMethod.GET, BASE + "/*")
                     .handler(ctx -> ctx.response()
                             .putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")

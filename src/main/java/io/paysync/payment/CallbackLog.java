@@ -1,6 +1,7 @@
 package io.paysync.payment;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.micrometer.core.instrument.Counter;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
 import io.paysync.http.Json;
@@ -32,6 +33,13 @@ import org.springframework.jdbc.core.SqlParameterValue;
  * over the endpoint's 64 KiB limit is not stored, only its size and hash. Of the callbacks whose signature did not
  * verify, at most {@value #UNSIGNED_PER_MINUTE} a minute are stored (the rest only counted): with the purge, what a
  * flood can leave behind is bounded by that rate times the retention, however fast it comes.
+ *
+ * <p>
+ * An authentic callback sent again with the same {@code webhook-id} (a captured request replayed within the timestamp
+ * window, or the gateway's own retry) is stored once per answer: a row of the same id with the same status and
+ * outcome already there, it is only counted ({@code paysync_callback_replays_total}). So a signed request resent any
+ * number of times leaves at most one row per answer it can get (the first {@code paid}, then {@code already-paid}),
+ * while a retry answered differently (after a {@code 500}, say) is still there for the operator to read.
  */
 public class CallbackLog {
 
@@ -90,17 +98,26 @@ public class CallbackLog {
     private final RefusedRequests refused;
     private final Clock clock;
     private final MinuteBudget unsignedBudget;
+    private final Counter replays;
+    /** One instance stores a replayed callback once even when its copies arrive at the same moment. */
+    private final Object[] replayLocks = new Object[64];
 
     /**
      * @param refused            counts the callbacks answered with an error, by error code; null counts nothing
      * @param unsignedPerMinute  callbacks whose signature did not verify stored per minute at most; the rest are only
      *                           counted, so a flood adds at most this many rows a minute until the purge removes them
+     * @param replays            counts the authentic callbacks not stored because the same answer to the same
+     *                           {@code webhook-id} is stored already
      */
-    public CallbackLog(Database db, RefusedRequests refused, Clock clock, int unsignedPerMinute) {
+    public CallbackLog(Database db, RefusedRequests refused, Clock clock, int unsignedPerMinute, Counter replays) {
         this.db = db;
         this.refused = refused;
         this.clock = clock;
         this.unsignedBudget = new MinuteBudget(unsignedPerMinute);
+        this.replays = replays;
+        for (int i = 0; i < replayLocks.length; i++) {
+            replayLocks[i] = new Object();
+        }
     }
 
     /** At most {@code perMinute} takes in each minute of the clock. */
@@ -132,13 +149,18 @@ public class CallbackLog {
      * is logged and does not change the answer: the order's state, not this log, is what the answer reports.
      */
     public void record(Entry e) {
-        if (!CallbackSignatureVerifier.VALID.equals(e.signature) && !unsignedBudget.take(clock.millis())) {
+        boolean authentic = CallbackSignatureVerifier.VALID.equals(e.signature);
+        if (!authentic && !unsignedBudget.take(clock.millis())) {
             // Counted (write's first step), not stored: anyone can send these as fast as they like.
             count(e);
             return;
         }
         try {
-            write(e);
+            if (authentic && e.webhookId != null) {
+                writeOnce(e);
+            } else {
+                write(e);
+            }
         } catch (RuntimeException failure) {
             // The class only: the message may quote the statement's parameters, the body among them.
             LOG.error(
@@ -168,11 +190,26 @@ public class CallbackLog {
         }
     }
 
+    /** Stores an authentic callback unless the same answer to its {@code webhook-id} is stored already. */
+    private void writeOnce(Entry e) {
+        int stored;
+        synchronized (replayLocks[Math.floorMod(e.webhookId.hashCode(), replayLocks.length)]) {
+            stored = write(e, "insert-callback-once");
+        }
+        if (stored == 0) {
+            replays.increment();
+        }
+    }
+
     private void write(Entry e) {
+        write(e, "insert-callback");
+    }
+
+    private int write(Entry e, String statement) {
         count(e);
         // Only an authentic body is kept; the order number is read from any body before it is dropped.
         byte[] kept = CallbackSignatureVerifier.VALID.equals(e.signature) ? e.body : null;
-        db.hot("insert-callback")
+        return db.hot(statement)
                 .update(
                         "receivedAt", Database.utc(e.receivedAt),
                         "webhookId", e.webhookId,

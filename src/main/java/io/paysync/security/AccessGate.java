@@ -3,6 +3,7 @@ package io.paysync.security;
 import io.paysync.observe.RefusedRequests;
 import io.vertx.core.http.HttpHeaders;
 import io.vertx.core.http.HttpMethod;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.AuthenticationHandler;
 import java.util.List;
@@ -13,6 +14,11 @@ import java.util.List;
  * handler or Camel exchange sees it, so an anonymous caller can neither read, nor change, nor make the runtime
  * buffer a body behind a guarded path. Accepted credentials are removed from
  * the request: no later step, log or trace can see them.
+ *
+ * <p>
+ * Every answer given behind a door, whoever wrote it (a route, Jolokia, the static file handler of Hawtio), leaves
+ * with {@code Cache-Control: private, no-store}: what needed credentials is kept by no cache, shared or the browser's.
+ * At operator doors, a client that presented wrong credentials too often is slowed down ({@link FailedLogins}).
  *
  * <p>
  * Doors are path prefixes ({@code /api/orders} guards {@code /api/orders} and {@code /api/orders/...}, never
@@ -46,17 +52,26 @@ public final class AccessGate implements AuthenticationHandler {
         }
     }
 
+    /** Set on every answer behind a door. */
+    static final String PRIVATE = "private, no-store";
+
+    private static final String TOO_MANY_BODY = "{\"error\":\"too-many-failed-logins\",\"message\":"
+            + "\"Too many wrong credentials from this address; try again after Retry-After seconds\"}";
+
     private static final String CROSS_SITE_BODY =
             "{\"error\":\"cross-site-request\",\"message\":" + "\"A page of another site may not use this endpoint\"}";
 
     private final Audiences audiences;
     private final List<Door> doors;
     private final RefusedRequests refused;
+    private final FailedLogins failedLogins;
 
-    public AccessGate(Audiences audiences, List<Door> doors, RefusedRequests refused) {
+    /** @param failedLogins shared by the gates of both ports, so a client's wrong guesses count on either */
+    public AccessGate(Audiences audiences, List<Door> doors, RefusedRequests refused, FailedLogins failedLogins) {
         this.audiences = audiences;
         this.doors = List.copyOf(doors);
         this.refused = refused;
+        this.failedLogins = failedLogins;
     }
 
     public List<Door> doors() {
@@ -77,8 +92,26 @@ public final class AccessGate implements AuthenticationHandler {
                             .end(CROSS_SITE_BODY);
                     return;
                 }
+                boolean operators = door.audience() != Audience.SHOP;
+                String client = operators ? client(ctx) : null;
+                long wait = operators ? failedLogins.secondsToWait(client) : 0;
+                if (wait > 0) {
+                    // Before the credentials are looked at: a guess made now, right or wrong, gets the same answer.
+                    refused.refused(door.name(), "too-many-failed-logins");
+                    ctx.response()
+                            .setStatusCode(429)
+                            .putHeader("Retry-After", String.valueOf(wait))
+                            .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                            .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
+                            .end(TOO_MANY_BODY);
+                    return;
+                }
                 String authorization = ctx.request().getHeader(HttpHeaders.AUTHORIZATION);
                 if (!passes(door.audience(), authorization)) {
+                    if (operators && authorization != null) {
+                        // No credentials at all is a browser's first request before its prompt, not a guess.
+                        failedLogins.failed(client);
+                    }
                     refused.refused(door.name(), "unauthorized");
                     ctx.response()
                             .setStatusCode(401)
@@ -89,6 +122,8 @@ public final class AccessGate implements AuthenticationHandler {
                     return;
                 }
                 ctx.request().headers().remove(HttpHeaders.AUTHORIZATION);
+                // Last, so it replaces what a handler set (the static file handler's "public, immutable").
+                ctx.addHeadersEndHandler(v -> ctx.response().headers().set(HttpHeaders.CACHE_CONTROL, PRIVATE));
                 break;
             }
         }
@@ -112,6 +147,12 @@ public final class AccessGate implements AuthenticationHandler {
                 && path.startsWith(Doors.HAWTIO + "/")
                 && !path.startsWith(Doors.HAWTIO + "/jolokia");
         return !pageNavigation;
+    }
+
+    /** The client's address as the connection shows it (a proxy's, behind one). */
+    private static String client(RoutingContext ctx) {
+        SocketAddress remote = ctx.request().remoteAddress();
+        return remote == null || remote.hostAddress() == null ? "unknown" : remote.hostAddress();
     }
 
     private boolean passes(Audience audience, String authorization) {

@@ -30,6 +30,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.AfterAll;
@@ -719,7 +721,7 @@ public abstract class DatabaseSuite {
                             .header("Authorization", "Bearer " + PaysyncInstance.ADMIN_TOKEN)
                             .build(),
                     HttpResponse.BodyHandlers.ofString());
-            assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("no-store");
+            assertThat(r.headers().firstValue("Cache-Control")).as(path).hasValue("private, no-store");
         }
     }
 
@@ -884,6 +886,51 @@ public abstract class DatabaseSuite {
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'LOG-1' AND actor = 'gateway'"
                         + " AND webhook_id = '" + headers[1] + "' AND to_status = 'Paid'"))
                 .isEqualTo(1);
+    }
+
+    /**
+     * A captured, signed callback replayed within the timestamp window: each copy is answered as the duplicate it is,
+     * but the callbacks table gets one row per answer (paid, then already-paid), the rest only counted.
+     */
+    @Test
+    void should_store_a_replayed_signed_callback_once_per_answer_and_only_count_the_rest() throws Exception {
+        app.createOrder("REPLAY-1", "19.99", "EUR");
+        byte[] body = PaysyncInstance.callbackBody("REPLAY-1", "gw_replay", "19.99", "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
+        String[] captured = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        assertThat(app.post("/api/payments/callback", "application/json", body, captured)
+                        .outcome())
+                .isEqualTo("paid");
+        double countedBefore = replaysCounted();
+
+        List<Response> answers = new ArrayList<>();
+        for (int i = 0; i < 280; i++) {
+            answers.add(app.post("/api/payments/callback", "application/json", body, captured));
+        }
+        answers.addAll(concurrently(20, i -> app.post("/api/payments/callback", "application/json", body, captured)));
+
+        assertThat(answers).hasSize(300).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.outcome()).isEqualTo("already-paid");
+        });
+        List<Map<String, Object>> logged = app.callbacks().stream()
+                .filter(c -> captured[1].equals(c.get("webhook_id")))
+                .toList();
+        assertThat(logged).extracting(c -> c.get("outcome")).containsExactly("paid", "already-paid");
+        assertThat(replaysCounted() - countedBefore).isEqualTo(299);
+
+        // The same callback under another webhook-id is another delivery: stored.
+        assertThat(app.callback(body).outcome()).isEqualTo("already-paid");
+        assertThat(app.count("SELECT COUNT(*) FROM callbacks WHERE order_number = 'REPLAY-1'"))
+                .isEqualTo(3);
+    }
+
+    private double replaysCounted() throws Exception {
+        String metrics = app.get("/observe/metrics").body();
+        Matcher m = Pattern.compile("(?m)^paysync_callback_replays_total ([0-9.eE+]+)$")
+                .matcher(metrics);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
     @Test
