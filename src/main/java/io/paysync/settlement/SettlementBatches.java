@@ -56,7 +56,7 @@ final class SettlementBatches {
         } catch (RuntimeException e) {
             LOG.debug(
                     "Settlement file {}: batch refused by the database ({}); applying it again row by row",
-                    run.fileName,
+                    SettlementNames.printable(run.fileName),
                     e.toString());
             run.report = before.copy();
             try {

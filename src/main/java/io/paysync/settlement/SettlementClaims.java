@@ -128,8 +128,8 @@ final class SettlementClaims {
     /** This instance no longer holds the file (its lease ran out and another took it): it commits nothing more. */
     static final class LostClaim extends IllegalStateException {
         LostClaim(String fileName) {
-            super("Settlement file " + fileName + " was taken over by another instance (this one's lease ran out): "
-                    + "it applies the rest");
+            super("Settlement file " + SettlementNames.printable(fileName)
+                    + " was taken over by another instance (this one's lease ran out): " + "it applies the rest");
         }
     }
 }

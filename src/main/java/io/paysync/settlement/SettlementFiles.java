@@ -8,6 +8,11 @@ import io.paysync.order.OrderRepository;
 import io.paysync.payment.PaymentRules;
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -15,9 +20,12 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.InvalidPayloadException;
+import org.apache.camel.support.SynchronizationAdapter;
+import org.apache.camel.util.IOHelper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -50,14 +58,26 @@ public class SettlementFiles {
     private final SettlementBatches batches;
     private final int batchSize;
     private final MeterRegistry metrics;
+    private final Clock clock;
+
+    /** Why the archive folders cannot be filed into, as last logged; null while they can. */
+    private final AtomicReference<String> archiveProblem = new AtomicReference<>();
+    /** The last failure to file a file away, as logged; null once one was filed away again. */
+    private final AtomicReference<String> filingProblem = new AtomicReference<>();
 
     SettlementFiles(
-            Path inbox, SettlementClaims claims, SettlementBatches batches, int batchSize, MeterRegistry metrics) {
+            Path inbox,
+            SettlementClaims claims,
+            SettlementBatches batches,
+            int batchSize,
+            MeterRegistry metrics,
+            Clock clock) {
         this.inbox = inbox;
         this.claims = claims;
         this.batches = batches;
         this.batchSize = batchSize;
         this.metrics = metrics;
+        this.clock = clock;
     }
 
     /**
@@ -80,8 +100,7 @@ public class SettlementFiles {
         String configured = settings.getOrDefault(INBOX, "").strip();
         Path inbox = null;
         if (!configured.isEmpty()) {
-            inbox = SettlementArchive.folder(
-                    INBOX, configured, "finished files move to its .done/ and .failed/ folders");
+            inbox = SettlementArchive.inbox(INBOX, configured);
             context.getPropertiesComponent().addOverrideProperty(INBOX, inbox.toString());
         }
         context.getPropertiesComponent().addOverrideProperty(ENABLED, String.valueOf(inbox != null));
@@ -90,27 +109,103 @@ public class SettlementFiles {
                 new SettlementClaims(db, clock, owner, lease),
                 new SettlementBatches(db.transactions(), orders, rules),
                 batchSize,
-                metrics);
+                metrics,
+                clock);
     }
 
     /**
      * The file the consumer picked: takes it for this instance, or learns it is finished already, or that another
-     * instance is applying it (then it stays in the inbox untouched).
+     * instance is applying it (then it stays in the inbox untouched). A file that is no settlement file (a link, not a
+     * regular file, empty, unreadable) or whose name Paysync cannot keep is refused unread; while {@code .done/} or
+     * {@code .failed/} is no folder of the inbox, every file stays where it is. A file taken is read through one
+     * channel, opened without following a link, which becomes the body the CSV data format reads.
      */
     public void take(Exchange exchange) throws IOException {
-        Path path = Path.of(exchange.getMessage().getHeader(Exchange.FILE_PATH, String.class))
-                .toAbsolutePath();
-        String name = path.getFileName().toString();
-        if (claims.heldElsewhere(name)) {
+        String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
+        Path path = inbox.resolve(name);
+        if (!archiveUsable()) {
             exchange.setProperty(STEP, "held");
             return;
         }
-        SettlementRun run = new SettlementRun(name, SettlementArchive.sha256(path), path);
+        String refusal = SettlementNames.refusal(name);
+        FileChannel channel = null;
+        try {
+            if (refusal == null) {
+                refusal = SettlementArchive.notAFile(path);
+            }
+            if (refusal == null) {
+                try {
+                    channel = SettlementArchive.open(path);
+                } catch (AccessDeniedException e) {
+                    // Never readable as it stands: filed away rather than tried, and logged, at every look.
+                    refusal = "the file cannot be read (permission denied)";
+                } catch (IOException e) {
+                    // Made a link (or something else) since it was looked at.
+                    refusal = SettlementArchive.notAFile(path);
+                    if (refusal == null) {
+                        throw e;
+                    }
+                }
+            }
+        } catch (NoSuchFileException gone) {
+            // Filed away by another instance since the consumer listed the folder.
+            exchange.setProperty(STEP, "held");
+            return;
+        }
+        if (refusal != null) {
+            refuseUnread(exchange, name, path, refusal);
+            return;
+        }
+        boolean handedOn = false;
+        try {
+            handedOn = take(exchange, name, path, channel);
+        } finally {
+            if (!handedOn) {
+                channel.close();
+            }
+        }
+    }
+
+    /** Whether the route takes files: yes while both archive folders are folders; else it says why, once. */
+    private boolean archiveUsable() {
+        String problem = SettlementArchive.archiveProblem(inbox);
+        String before = archiveProblem.getAndSet(problem);
+        if (problem != null && !problem.equals(before)) {
+            LOG.error(
+                    "Settlement inbox {}: {}; no file is applied or filed away until it is a folder of the inbox again "
+                            + "(remove it, and Paysync creates the folder)",
+                    inbox,
+                    problem);
+        } else if (problem == null && before != null) {
+            LOG.info("Settlement inbox {}: .done and .failed are folders again; files are taken again", inbox);
+        }
+        return problem == null;
+    }
+
+    private void refuseUnread(Exchange exchange, String name, Path path, String refusal) {
+        String filedAs = SettlementNames.refusal(name) == null ? name : SettlementNames.standIn(name);
+        exchange.setProperty(RUN, SettlementRun.refused(name, path, filedAs, refusal, clock.instant()));
+        exchange.setProperty(STEP, "file");
+        LOG.warn(
+                "Settlement file {} refused unread, nothing applied: {}; filed in .failed as {}",
+                SettlementNames.printable(name),
+                refusal,
+                filedAs);
+    }
+
+    /** Returns whether the channel became the body (closed when the exchange completes), else the caller closes it. */
+    private boolean take(Exchange exchange, String name, Path path, FileChannel channel) throws IOException {
+        String printable = SettlementNames.printable(name);
+        if (claims.heldElsewhere(name)) {
+            exchange.setProperty(STEP, "held");
+            return false;
+        }
+        SettlementRun run = new SettlementRun(name, SettlementArchive.sha256(channel), path);
         exchange.setProperty(RUN, run);
         if (!claims.take(run)) {
             if (run.state.equals(SettlementClaims.APPLYING)) {
                 exchange.setProperty(STEP, "held");
-                return;
+                return false;
             }
             // Applied (or refused) before: filed away again with that report; nothing is applied twice.
             if (run.report.alreadyAppliedAt == null) {
@@ -118,27 +213,36 @@ public class SettlementFiles {
             }
             LOG.info(
                     "Settlement file {} was {} before ({}): filed away, nothing applied again",
-                    name,
+                    printable,
                     run.state.equals(SettlementClaims.DONE) ? "applied" : "refused",
                     run.report.finishedAt);
             exchange.setProperty(STEP, "file");
-            return;
+            return false;
         }
         if (run.rowsDone > 0) {
             LOG.info(
                     "Settlement file {}: resuming after row {}, the last batch committed before it was interrupted",
-                    name,
+                    printable,
                     run.rowsDone);
         }
-        String refusal = SettlementRows.headerRefusal(path);
+        String refusal = SettlementRows.headerRefusal(SettlementArchive.fromStart(channel));
         if (refusal != null) {
             run.report.error = refusal;
             finish(run, SettlementClaims.FAILED);
-            LOG.warn("Settlement file {} refused, nothing applied: {}", name, refusal);
+            LOG.warn("Settlement file {} refused, nothing applied: {}", printable, refusal);
             exchange.setProperty(STEP, "file");
-            return;
+            return false;
         }
+        exchange.getMessage().setBody(SettlementArchive.fromStart(channel));
+        exchange.setProperty(Exchange.CHARSET_NAME, StandardCharsets.UTF_8.name());
+        exchange.getExchangeExtension().addOnCompletion(new SynchronizationAdapter() {
+            @Override
+            public void onDone(Exchange done) {
+                IOHelper.close(channel);
+            }
+        });
         exchange.setProperty(STEP, "apply");
+        return true;
     }
 
     /**
@@ -202,21 +306,56 @@ public class SettlementFiles {
         SettlementRun run = exchange.getProperty(RUN, SettlementRun.class);
         finish(run, SettlementClaims.DONE);
         Map<String, Long> counts = run.report.counts;
-        LOG.info("Settlement file {} applied: {} rows, {}", run.fileName, run.report.rows, counts);
+        LOG.info(
+                "Settlement file {} applied: {} rows, {}",
+                SettlementNames.printable(run.fileName),
+                run.report.rows,
+                counts);
         exchange.setProperty(STEP, "file");
     }
 
     private void finish(SettlementRun run, String state) {
         claims.finish(run, state);
+        countFile(state);
+    }
+
+    private void countFile(String state) {
         Counter.builder("paysync.settlement.files")
-                .description("Settlement files finished: Done (applied) or Failed (refused whole, in .failed/)")
+                .description(
+                        "Settlement files finished: Done (applied) or Failed (refused whole or unread, in .failed/)")
                 .tag("state", state)
                 .register(metrics)
                 .increment();
     }
 
-    /** Moves the file to {@code .done/} or {@code .failed/} beside its report (see {@link SettlementArchive}). */
-    public void fileAway(Exchange exchange) throws IOException {
-        SettlementArchive.fileAway(inbox, exchange.getProperty(RUN, SettlementRun.class));
+    /**
+     * Moves the file to {@code .done/} or {@code .failed/} beside its report (see {@link SettlementArchive}). A file
+     * that cannot be filed away stays in the inbox and is tried again at the next look; the log says so once for each
+     * kind of failure, not at every look.
+     */
+    public void fileAway(Exchange exchange) {
+        SettlementRun run = exchange.getProperty(RUN, SettlementRun.class);
+        String folder = run.state.equals(SettlementClaims.DONE) ? SettlementArchive.DONE : SettlementArchive.FAILED;
+        boolean moved;
+        try {
+            moved = SettlementArchive.fileAway(inbox, run);
+        } catch (IOException e) {
+            String reason = e instanceof FileSystemException fs && fs.getReason() != null
+                    ? e.getClass().getSimpleName() + ": " + fs.getReason()
+                    : e.getClass().getSimpleName();
+            if (!(folder + " " + reason).equals(filingProblem.getAndSet(folder + " " + reason))) {
+                LOG.error(
+                        "Settlement file {} cannot be filed away in {} ({}); it stays in the inbox and is tried again "
+                                + "at every look",
+                        SettlementNames.printable(run.fileName),
+                        folder,
+                        SettlementNames.printable(reason));
+            }
+            return;
+        }
+        filingProblem.set(null);
+        if (moved && run.sha256 == null) {
+            countFile(SettlementClaims.FAILED);
+        }
     }
 }

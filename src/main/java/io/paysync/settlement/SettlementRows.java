@@ -1,12 +1,13 @@
 package io.paysync.settlement;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -98,14 +99,18 @@ public final class SettlementRows implements CsvRecordConverter<SettlementRow> {
         return missing;
     }
 
-    /** Why a file cannot be applied at all (a required column missing, a header that is not UTF-8 CSV), or null. */
-    public static String headerRefusal(Path path) throws IOException {
+    /**
+     * Why a file cannot be applied at all (a required column missing, a header that is not UTF-8 CSV), or null, from
+     * the file's content; the stream is closed.
+     */
+    public static String headerRefusal(InputStream content) throws IOException {
         CSVFormat format = CSVFormat.DEFAULT
                 .builder()
                 .setHeader()
                 .setSkipHeaderRecord(true)
                 .get();
-        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8);
+        // A decoder of its own reports bytes that are not UTF-8, where a reader made with the charset replaces them.
+        try (Reader reader = new BufferedReader(new InputStreamReader(content, StandardCharsets.UTF_8.newDecoder()));
                 CSVParser parser =
                         CSVParser.builder().setReader(reader).setFormat(format).get()) {
             List<String> missing = missing(columns(parser.getHeaderNames()));

@@ -107,6 +107,20 @@ class StartupFailureIT {
     }
 
     @Test
+    void should_refuse_a_settlement_inbox_whose_archive_folder_is_a_link_out_of_it() throws Exception {
+        withRoutes();
+        Path elsewhere = Files.createDirectory(install.resolve("elsewhere"));
+        Path inbox = Files.createDirectory(install.resolve("inbox"));
+        Files.createSymbolicLink(inbox.resolve(".done"), elsewhere);
+        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
+        env.put("PAYSYNC_SETTLEMENT_INBOX", inbox.toString());
+        oneMessage(refused(env), "paysync.settlement.inbox", ".done is a symbolic link");
+        try (Stream<Path> written = Files.list(elsewhere)) {
+            assertThat(written).isEmpty();
+        }
+    }
+
+    @Test
     void should_refuse_a_jolokia_policy_it_cannot_read() throws Exception {
         withRoutes();
         Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));

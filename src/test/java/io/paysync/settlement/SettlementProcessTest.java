@@ -86,9 +86,11 @@ class SettlementProcessTest {
                 throw new AssertionError("the instance never got into the file:\n" + victim.output(), e);
             }
             // The database's claim keeps instances apart, not a marker file beside it: a marker left by the dead
-            // instance would keep a running one from taking the file over until it restarted.
+            // instance would keep a running one from taking the file over until it restarted. Only the archive
+            // folders, made at start, stand beside it.
             try (var files = Files.list(inbox)) {
-                assertThat(files.map(p -> p.getFileName().toString())).containsExactly("crash.csv");
+                assertThat(files.map(p -> p.getFileName().toString()))
+                        .containsExactlyInAnyOrder("crash.csv", ".done", ".failed");
             }
             // Another instance shares the folder and the database, running before the first one dies: it leaves the
             // file alone while the lease runs, and takes it over once it has run out.
