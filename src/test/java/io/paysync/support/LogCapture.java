@@ -24,18 +24,24 @@ public final class LogCapture implements AutoCloseable {
         LogCapture capture = new LogCapture(name);
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         Configuration config = ctx.getConfiguration();
+        WriterAppender appender = appender(config, name, capture.captured);
+        config.getRootLogger().addAppender(appender, null, null);
+        ctx.updateLoggers();
+        return capture;
+    }
+
+    /** A started appender writing each event as the console does, added to the configuration (not yet to a logger). */
+    static WriterAppender appender(Configuration config, String name, StringWriter target) {
         WriterAppender appender = WriterAppender.newBuilder()
                 .setName(name)
-                .setTarget(capture.captured)
+                .setTarget(target)
                 .setLayout(PatternLayout.newBuilder()
                         .withPattern("%level %c - %msg%n%throwable")
                         .build())
                 .build();
         appender.start();
         config.addAppender(appender);
-        config.getRootLogger().addAppender(appender, null, null);
-        ctx.updateLoggers();
-        return capture;
+        return appender;
     }
 
     /** What was logged so far. */

@@ -11,7 +11,6 @@ import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.appender.WriterAppender;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -41,15 +40,7 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
         captured = new StringWriter();
         LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
         Configuration config = ctx.getConfiguration();
-        WriterAppender appender = WriterAppender.newBuilder()
-                .setName(APPENDER)
-                .setTarget(captured)
-                .setLayout(PatternLayout.newBuilder()
-                        .withPattern("%level %c - %msg%n%throwable")
-                        .build())
-                .build();
-        appender.start();
-        config.addAppender(appender);
+        WriterAppender appender = LogCapture.appender(config, APPENDER, captured);
         LoggerConfig root = config.getRootLogger();
         LoggerConfig paysync = config.getLoggerConfig("io.paysync");
         rootLevel = root.getLevel();
