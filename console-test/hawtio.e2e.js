@@ -11,7 +11,7 @@
 // PAYSYNC_GATEWAY_WEBHOOK_SECRET (default: the dev secret).
 //
 // Exits 0 when every step passed, 1 with "FAIL <step>: <why>" otherwise (and a screenshot of the failure).
-// Screenshots for the README: target/hawtio-routes.png, target/hawtio-diagram.png.
+// Screenshots for the README: target/hawtio-routes.png, target/hawtio-diagram.png (and target/hawtio-yaml.png).
 'use strict';
 
 const crypto = require('crypto');
@@ -87,6 +87,45 @@ async function routeIds() {
   return r.json.value.map((name) => /name="?([^",]+)"?/.exec(name)[1]).sort();
 }
 
+// A step's description as the runtime reports it (Jolokia's dumpRouteAsXml, which Hawtio reads too).
+async function stepDescription(routeId, stepId) {
+  const r = await http('POST', managementBase + '/observe/jolokia', {
+    headers: prod ? { Authorization: basic() } : {},
+    body: { type: 'exec', mbean: (await routeMBean(routeId)), operation: 'dumpRouteAsXml()' } });
+  check(r.status === 200 && r.json && r.json.status === 200, `dumpRouteAsXml: ${r.status} ${r.text.slice(0, 200)}`);
+  const element = new RegExp('<[^>]* id="' + stepId + '"[^>]*>').exec(r.json.value);
+  const description = element && / description="([^"]*)"/.exec(element[0]);
+  check(description, `no description for ${stepId} in ${routeId}`);
+  return description[1].replace(/&apos;/g, "'").replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+async function routeMBean(routeId) {
+  const r = await http('POST', managementBase + '/observe/jolokia', {
+    headers: prod ? { Authorization: basic() } : {},
+    body: { type: 'search', mbean: `org.apache.camel:type=routes,name="${routeId}",*` } });
+  check(r.status === 200 && r.json && r.json.value.length === 1, `Jolokia search for ${routeId}: ${r.text}`);
+  return r.json.value[0];
+}
+
+// Every step of the open diagram inside its frame once it has settled (Hawtio fits it after rendering).
+async function fitted(page, routeId) {
+  const deadline = Date.now() + 10000;
+  let outside = [];
+  do {
+    await page.waitForTimeout(500);
+    const frame = await page.locator('.react-flow').boundingBox();
+    const boxes = await page.locator('.react-flow__node').evaluateAll((nodes) => nodes.map((n) => {
+      const r = n.getBoundingClientRect();
+      return { text: n.innerText.replace(/\s+/g, ' '), top: r.top, bottom: r.bottom, left: r.left, right: r.right };
+    }));
+    outside = boxes.filter((b) => b.top < frame.y || b.bottom > frame.y + frame.height
+      || b.left < frame.x || b.right > frame.x + frame.width);
+    check(boxes.length > 5, `${routeId}: only ${boxes.length} steps drawn`);
+  } while (outside.length > 0 && Date.now() < deadline);
+  check(outside.length === 0, `${routeId}: steps outside the frame: ` + outside.map((b) => b.text).join(' | '));
+}
+
 // The cells of a route's row in the Routes table, by column name.
 async function routeRow(page, routeId) {
   const headers = (await page.locator('table thead th').allInnerTexts()).map((h) => h.trim());
@@ -135,6 +174,23 @@ async function main() {
       ...(prod ? { httpCredentials: OPERATOR } : {}) });
     page = await context.newPage();
 
+    await step("opens on this runtime's Camel context and its routes, with no connection to add", async () => {
+      await page.goto(HAWTIO + '/');
+      await page.waitForURL(/\/camel\/routes$/, { timeout: TIMEOUT_MS });
+      await page.locator('table tbody tr').filter({
+        has: page.locator('td', { hasText: /^payment-callback$/ }) }).first().waitFor({ timeout: TIMEOUT_MS });
+      const selected = (await page.locator('#camel-content-header h1').innerText()).trim();
+      check(selected === 'routes', 'the selected node is ' + selected + ', not the routes of the context');
+      check(await page.getByText('Add connection').count() === 0, 'Connect\'s "Add connection" is shown');
+      const nav = (await page.locator('#hawtio-main-page .pf-v6-c-nav__link').allInnerTexts()).map((t) => t.trim());
+      check(nav.includes('Camel') && !nav.includes('Connect'), 'the navigation: ' + nav);
+    });
+
+    await step('offers no "Log out" (there is no session to end: the browser sends the credentials)', async () => {
+      check(await page.locator('#hawtio-header-user-dropdown-toggle').count() === 0, 'a user menu is shown');
+      check(await page.getByText('Log out').count() === 0, '"Log out" is shown');
+    });
+
     await step('the Camel tree lists every Paysync route', async () => {
       const ids = await routeIds();
       check(ids.includes('paid-order-sync') && ids.includes('payment-callback'), 'routes from Jolokia: ' + ids);
@@ -171,7 +227,39 @@ async function main() {
       await page.locator('.react-flow__node').nth(5).waitFor({ timeout: TIMEOUT_MS });
       const text = await page.locator('.react-flow').innerText();
       check(text.includes('claim-due-orders'), 'the diagram does not name the claim step: ' + text.slice(0, 300));
+      // Ids longer than Hawtio's own label (17 characters) whole, and none of its run-together labels.
+      check(text.includes('(ID: record-claims-and-send-keys)'), 'a long step id is cut: ' + text.slice(0, 600));
+      const cut = text.match(/.*(\bsfd\b|\.\.\.).*/);
+      check(!cut, 'a label is cut or run together: ' + (cut && cut[0]));
+      const description = await stepDescription('paid-order-sync', 'claim-due-orders');
+      const step = page.locator('.paysync-step').filter({ hasText: '(ID: claim-due-orders)' }).first();
+      check(await step.getAttribute('title') === description,
+        `the claim step shows "${await step.getAttribute('title')}", not its description "${description}"`);
+      await fitted(page, 'paid-order-sync');
       await page.screenshot({ path: path.join(TARGET, `hawtio-diagram${prod ? '-prod' : ''}.png`) });
+    });
+
+    await step("the longest route's diagram opens fitted, both ends in view", async () => {
+      await page.getByText('third-party-call', { exact: true }).first().click();
+      await page.locator('.react-flow__node').filter({ hasText: '(ID: third-party-breaker)' })
+        .waitFor({ timeout: TIMEOUT_MS });
+      await fitted(page, 'third-party-call');
+    });
+
+    await step("a route's source as YAML, the language it is written in", async () => {
+      await page.getByText('payment-callback', { exact: true }).first().click();
+      await page.getByText('Operations', { exact: true }).first().click();
+      const operation = page.locator('li.pf-v6-c-data-list__item').filter({
+        has: page.getByText('dumpRouteAsYaml()', { exact: true }) }).first();
+      await operation.waitFor({ timeout: TIMEOUT_MS });
+      await operation.locator('button').first().click();
+      await operation.getByRole('button', { name: 'Execute', exact: true }).click();
+      const result = operation.getByText('- route:').first();
+      await result.waitFor({ timeout: TIMEOUT_MS });
+      const yaml = await operation.innerText();
+      check(yaml.includes('- route:') && yaml.includes('id: payment-callback')
+        && yaml.includes('uri: platform-http:/api/payments/callback'), 'the YAML shown: ' + yaml.slice(0, 300));
+      await page.screenshot({ path: path.join(TARGET, `hawtio-yaml${prod ? '-prod' : ''}.png`) });
     });
 
     await step('an operator stops orders-api (the API answers 404) and starts it again', async () => {
@@ -223,6 +311,8 @@ async function main() {
       await link.waitFor({ timeout: TIMEOUT_MS });
       const href = await link.getAttribute('href');
       check(href === apiBase + '/console/', `the link goes to ${href}, not ${apiBase}/console/`);
+      const signOut = await page.locator('#paysync-sign-out').innerText();
+      check(/Close the browser to sign out/.test(signOut), 'the page does not say how to sign out: ' + signOut);
     });
 
     await step("Paysync's console links to Hawtio", async () => {

@@ -36,7 +36,12 @@ function PaysyncPage() {
         </p>
         <p>
           Here: the Camel tab shows every route with its statistics and diagram, and lets you stop and start a route;
-          the Runtime tab shows the JVM.
+          a step of a diagram shows its description when the pointer rests on it; the Runtime tab shows the JVM. The
+          diagram&apos;s and the other tabs&apos; settings are in <a href='preferences'>Preferences</a>.
+        </p>
+        <p id='paysync-sign-out'>
+          There is no session to log out of: the browser sends your operator credentials with each request until it
+          is closed. Close the browser to sign out.
         </p>
       </Content>
     </PageSection>

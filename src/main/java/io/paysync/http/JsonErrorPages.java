@@ -2,7 +2,9 @@ package io.paysync.http;
 
 import io.vertx.core.Handler;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClosedException;
 import io.vertx.ext.web.RoutingContext;
+import java.io.IOException;
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.apache.camel.CamelContext;
@@ -12,13 +14,18 @@ import org.apache.camel.component.platform.http.PlatformHttpComponent;
 import org.apache.camel.component.platform.http.main.MainHttpServer;
 import org.apache.camel.component.platform.http.main.ManagementHttpServer;
 import org.apache.camel.component.platform.http.vertx.VertxPlatformHttpRouter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP server's own refusals (no such path, wrong method, a body over the server's limit) answer with the same
  * JSON error body as the API (the {@code Error} schema of openapi/paysync.yaml), instead of Vert.x's HTML or plain
- * text.
+ * text. A request whose client went away before it was answered is no error of the runtime's: it is logged at DEBUG,
+ * where Vert.x would log it as an ERROR; every other failure still reaches Vert.x's own handling and its ERROR.
  */
 public class JsonErrorPages implements StartupListener {
+
+    private static final Logger LOG = LoggerFactory.getLogger(JsonErrorPages.class);
 
     private static final Map<Integer, String[]> PAGES = Map.of(
             404, new String[] {"not-found", "No such endpoint"},
@@ -32,6 +39,13 @@ public class JsonErrorPages implements StartupListener {
         for (VertxPlatformHttpRouter router : context.getRegistry().findByType(VertxPlatformHttpRouter.class)) {
             // A failed route (the body handler refuses an oversized body with 413) ends here.
             router.route().order(Integer.MIN_VALUE).failureHandler(ctx -> {
+                if (clientWentAway(ctx)) {
+                    LOG.debug(
+                            "The client of {} {} closed its connection before it was answered",
+                            ctx.request().method(),
+                            ctx.normalizedPath());
+                    return;
+                }
                 if (stopping(context)) {
                     unavailable(ctx);
                     return;
@@ -84,6 +98,16 @@ public class JsonErrorPages implements StartupListener {
      */
     private static boolean stopping(CamelContext context) {
         return context.isStopping() || context.isStopped();
+    }
+
+    /**
+     * The connection closed under the request (a body cut short, a client that gave up waiting): there is nobody left
+     * to answer, and nothing the runtime did wrong.
+     */
+    static boolean clientWentAway(RoutingContext ctx) {
+        Throwable failure = ctx.failure();
+        return failure instanceof HttpClosedException
+                || (failure instanceof IOException && ctx.response().closed());
     }
 
     private static void unavailable(RoutingContext ctx) {

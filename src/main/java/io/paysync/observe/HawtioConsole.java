@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * <p>
  * Without Hawtio's own Java server, three answers it expects are given here: {@code <base>/jolokia} (the runtime's
  * Jolokia, same policy, where Hawtio looks for it first), {@code <base>/user} (the operator's name as a JSON string;
- * without it Hawtio shows a login page that cannot work) and, for any other path under the base, {@code index.html}
- * (Hawtio's deep links are client-side routes). {@code <base>/paysync.json} tells the console where Paysync's own
+ * without it Hawtio shows a login page that cannot work) and, for a page opened at any other path under the base,
+ * {@code index.html} (Hawtio's deep links are client-side routes); the console's own requests for what is not there
+ * are answered 404, which Hawtio reads as "not offered". {@code <base>/paysync.json} tells the console where Paysync's own
  * console is. The build is not part of {@code mvn package} (it needs Node); when {@value #DIR} holds no build, the
  * base answers 404 saying how to make it.
  */
@@ -177,11 +178,20 @@ public final class HawtioConsole {
                             .setCachingEnabled(false)
                             .setDefaultContentEncoding("UTF-8"));
             String index = root.resolve("index.html").toString();
-            router.route(HttpMethod.GET, BASE + "/*")
-                    .handler(ctx -> ctx.response()
+            byte[] noSuchFile = Json.write(HttpResponder.error("not-found", "No such file in the Hawtio console"));
+            router.route(HttpMethod.GET, BASE + "/*").handler(ctx -> {
+                if (pageNavigation(ctx)) {
+                    ctx.response()
                             .putHeader(HttpHeaders.CONTENT_TYPE, "text/html; charset=utf-8")
                             .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
-                            .sendFile(index));
+                            .sendFile(index);
+                } else {
+                    ctx.response()
+                            .setStatusCode(404)
+                            .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
+                            .end(Buffer.buffer(noSuchFile));
+                }
+            });
             LOG.info("Hawtio console at {}/ on port {}, from {}", BASE, management.getPort(), dir);
         } else {
             byte[] missing = Json.write(HttpResponder.error(
@@ -199,6 +209,18 @@ public final class HawtioConsole {
                     HOW_TO_BUILD,
                     BASE);
         }
+    }
+
+    /**
+     * Whether a request for a path that is no file is a page the browser opens (a deep link into Hawtio: its
+     * client-side routes), rather than a request of the console's own script. Hawtio asks its server what it offers
+     * ({@code proxy/enabled}, {@code keycloak/enabled}, {@code auth/config/...}, {@code preset-connections}); served
+     * index.html there, it takes the page for a yes and, among others, opens on Connect's remote connections instead
+     * of the runtime it is served by. A browser says which it is ({@code Sec-Fetch-Dest}); other clients get the page.
+     */
+    static boolean pageNavigation(RoutingContext ctx) {
+        String destination = ctx.request().getHeader("Sec-Fetch-Dest");
+        return destination == null || destination.equals("document");
     }
 
     private static void json(RoutingContext ctx, byte[] body) {

@@ -54,6 +54,16 @@ class HawtioConsoleTest {
             HttpResponse<String> deepLink = get(hawtio + "/camel/routeDiagram");
             assertThat(deepLink.statusCode()).as("a client-side route").isEqualTo(200);
             assertThat(deepLink.body()).isEqualTo(index.body());
+            HttpResponse<String> opened = get(hawtio + "/camel/routes", "Sec-Fetch-Dest", "document");
+            assertThat(opened.statusCode()).as("a deep link the browser opens").isEqualTo(200);
+            assertThat(opened.body()).isEqualTo(index.body());
+            // What Hawtio's script asks its server for: not offered here, so not the page (Hawtio would take it for a
+            // yes, and open on Connect's remote connections instead of this runtime).
+            for (String asked : List.of("/proxy/enabled", "/keycloak/enabled", "/auth/config/login", "/auth/logout")) {
+                HttpResponse<String> answer = get(hawtio + asked, "Sec-Fetch-Dest", "empty");
+                assertThat(answer.statusCode()).as(asked).isEqualTo(404);
+                assertThat(answer.body()).as(asked).doesNotContain("Paysync · Hawtio");
+            }
             // Reaches the static handler (the router's own normalisation keeps it under the base), which must not
             // leave its folder either.
             for (String escape : List.of("/..%2foutside.txt", "/..%5coutside.txt", "/assets/..%2f..%2foutside.txt")) {
@@ -108,11 +118,11 @@ class HawtioConsoleTest {
         }
     }
 
-    private static HttpResponse<String> get(String url) throws Exception {
-        return HTTP.send(
-                HttpRequest.newBuilder(URI.create(url))
-                        .timeout(Duration.ofSeconds(10))
-                        .build(),
-                HttpResponse.BodyHandlers.ofString());
+    private static HttpResponse<String> get(String url, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 }

@@ -137,6 +137,17 @@ class HawtioJolokiaTest {
         }
 
         @Test
+        void should_dump_a_route_as_yaml_with_its_step_ids_and_descriptions() throws Exception {
+            JsonNode yaml = jolokia.exec(jolokia.route("payment-callback"), "dumpRouteAsYaml()");
+            assertThat(yaml.path("status").asInt()).as("%s", yaml).isEqualTo(200);
+            assertThat(yaml.path("value").asText())
+                    .contains("- route:")
+                    .contains("id: payment-callback")
+                    .contains("id: payment-callback-verify-and-apply")
+                    .contains("uri: platform-http:/api/payments/callback");
+        }
+
+        @Test
         void should_leave_everything_open_in_dev() throws Exception {
             // The requests prod refuses (see Prod): here they are answered, so it is the policy that refuses them.
             assertThat(jolokia.request(Map.of("type", "read", "mbean", "java.lang:type=Runtime", "attribute", "Uptime"))
@@ -228,6 +239,10 @@ class HawtioJolokiaTest {
                     List.of(false, true)));
             assertThat(stats.path("status").asInt()).as("%s", stats).isEqualTo(200);
             assertThat(stats.path("value").asText()).contains("orders-api").contains("exchangesTotal");
+            // Its source as YAML, the language it is written in.
+            JsonNode yaml = jolokia.exec(route, "dumpRouteAsYaml()");
+            assertThat(yaml.path("status").asInt()).as("%s", yaml).isEqualTo(200);
+            assertThat(yaml.path("value").asText()).contains("- route:").contains("id: orders-api");
 
             assertThat(jolokia.exec(route, "stop()").path("status").asInt()).isEqualTo(200);
             try {

@@ -75,6 +75,14 @@ public final class LogHygiene implements BeforeAllCallback, AfterAllCallback {
         }
     }
 
+    /**
+     * What has been captured so far, for a class that registers this extension as a field
+     * ({@code @RegisterExtension}) to check what its requests logged.
+     */
+    public String captured() {
+        return captured == null ? "" : captured.toString();
+    }
+
     /** What in this log must never be there, each with the line it is on. */
     public static List<String> leaks(String log) {
         List<String> forbidden = new ArrayList<>();
