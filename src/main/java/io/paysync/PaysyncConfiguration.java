@@ -209,6 +209,10 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("syncGate", gate);
         SyncOutcomes outcomes = new SyncOutcomes(syncSettings, sync, sendKeys);
         SyncClaims claims = new SyncClaims(syncSettings, sync, gate);
+        // By name for the routes' predicates: Camel's YAML dump (Hawtio's "dump as YAML") fails on a method-call
+        // expression, and reads simple's bean function.
+        registry.bind("syncOutcomes", outcomes);
+        registry.bind("syncClaims", claims);
         registry.bind("noHiddenRetries", new NoHiddenRetries());
         ThirdPartyCall thirdPartyCall = ThirdPartyCall.from(settings, syncSettings, context);
         thirdPartyCall.sentByTheShopsJob(sync::sentByTheShopsJob);

@@ -79,7 +79,7 @@ public final class SyncRoutes extends RouteBuilder {
                         "every-sync-period",
                         "Every paysync.sync.period-ms, on one thread that waits for its batch")
                 .autoStartup("{{paysync.sync.enabled}}");
-        LoopDefinition loop = route.loopDoWhile(method(claims, "claimAgain"));
+        LoopDefinition loop = route.loopDoWhile(simple("${bean:syncClaims?method=claimAgain}"));
         loop.id("claim-while-backlog")
                 .description("Another claim round while the last came back full (up to "
                         + "paysync.sync.max-claims-per-tick) and the breaker is not open");
@@ -128,7 +128,7 @@ public final class SyncRoutes extends RouteBuilder {
                 "One claimed order, sent once through the idempotent consumer of send keys",
                 "claimed-order",
                 "A SendAttempt of the claimed batch");
-        FilterDefinition ours = route.filter(method(claims, "stillOurs"));
+        FilterDefinition ours = route.filter(simple("${bean:syncClaims?method=stillOurs}"));
         ours.id("still-our-claim")
                 .description("Skips an order another worker took over while it waited in the batch (its lease is "
                         + "renewed first when the wait ate into it)");
@@ -168,7 +168,7 @@ public final class SyncRoutes extends RouteBuilder {
                 .id("third-party-call-failed")
                 .description("A failed try: redelivered while syncOutcomes.mayRetryInProcess allows")
                 .handled(true)
-                .retryWhile(method(outcomes, "mayRetryInProcess"))
+                .retryWhile(simple("${bean:syncOutcomes?method=mayRetryInProcess}"))
                 .maximumRedeliveries("{{paysync.sync.in-process-retries}}")
                 .redeliveryDelay("{{paysync.sync.in-process-retry-delay-ms}}")
                 .useExponentialBackOff()

@@ -46,8 +46,24 @@ class HawtioJolokiaTest {
 
         @BeforeAll
         void start() throws Exception {
+            // Every optional route on too (the Stripe adapters, the settlement inbox), so all are dumped below.
             app = PaysyncInstance.start(
-                    TestDatabase.h2(), Map.of("camel.main.jmxEnabled", "true", "camel.main.name", "paysync-hawtio"));
+                    TestDatabase.h2(),
+                    Map.of(
+                            "camel.main.jmxEnabled",
+                            "true",
+                            "camel.main.name",
+                            "paysync-hawtio",
+                            "paysync.adapters.stripe.enabled",
+                            "true",
+                            "paysync.adapters.stripe.webhook-secret",
+                            PaysyncInstance.SECRET,
+                            "paysync.settlement.inbox",
+                            java.nio.file.Files.createTempDirectory("hawtio-settlement")
+                                    .toString(),
+                            "paysync.adapters.stripe-settlement.inbox",
+                            java.nio.file.Files.createTempDirectory("hawtio-stripe")
+                                    .toString()));
             jolokia = new Jolokia(app.baseUrl() + "/observe/jolokia");
         }
 
@@ -145,6 +161,22 @@ class HawtioJolokiaTest {
                     .contains("id: payment-callback")
                     .contains("id: payment-callback-verify-and-apply")
                     .contains("uri: platform-http:/api/payments/callback");
+        }
+
+        @Test
+        void should_dump_every_route_as_yaml_the_java_ones_included() throws Exception {
+            List<String> names = jolokia.search("org.apache.camel:type=routes,*");
+            assertThat(names)
+                    .extracting(n -> n.replaceAll(".*name=\"?([^\",]+)\"?.*", "$1"))
+                    .contains("paid-order-sync", "sync-one-order", "payment-settlement", "stripe-adapter");
+            for (String name : names) {
+                String routeId = ObjectName.unquote(new ObjectName(name).getKeyProperty("name"));
+                JsonNode yaml = jolokia.exec(name, "dumpRouteAsYaml()");
+                assertThat(yaml.path("status").asInt())
+                        .as("%s: %s", routeId, yaml)
+                        .isEqualTo(200);
+                assertThat(yaml.path("value").asText()).as(routeId).contains("id: " + routeId);
+            }
         }
 
         @Test
