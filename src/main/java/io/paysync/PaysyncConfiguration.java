@@ -31,6 +31,7 @@ import io.paysync.settlement.SettlementAdapters;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
 import io.paysync.shop.ShopAdoption;
+import io.paysync.sync.AttemptTrace;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
@@ -44,9 +45,12 @@ import io.paysync.sync.SyncSettings;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
 import io.paysync.sync.ThirdPartySimulator;
+import io.paysync.trace.Tracing;
+import io.paysync.trace.WithoutTraceContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -85,6 +89,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null));
         SyncSettings syncSettings = SyncSettings.from(settings);
         Observability.checkSettings(settings);
+        Tracing.checkSettings(settings);
         // Tests bind a controllable clock under this name; everything time-dependent reads it.
         Clock clock = context.getRegistry().lookupByNameAndType("paysyncClock", Clock.class);
         if (clock == null) {
@@ -107,6 +112,17 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 ? apiGate
                 : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
         HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
+
+        // Off (the default), nothing of OpenTelemetry is built; on, before any route exists, so every route is traced.
+        Tracing.install(
+                context,
+                settings,
+                syncSettings.workerId(),
+                Map.of(
+                        "sync-one-order", AttemptTrace::attemptBegins,
+                        "third-party-call", AttemptTrace::callBegins,
+                        "third-party-create-request", AttemptTrace::callBegins,
+                        "third-party-lookup-request", AttemptTrace::callBegins));
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
         Database database = Database.open(settings);
@@ -216,6 +232,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                     }
                 });
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
+        // For a request route whose third party must not receive the trace context (docs/third-party.md).
+        registry.bind(WithoutTraceContext.NAME, new WithoutTraceContext());
         registry.bind(
                 "paymentExpiry",
                 new PaymentExpiry(

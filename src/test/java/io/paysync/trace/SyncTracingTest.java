@@ -1,0 +1,224 @@
+package io.paysync.trace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.paysync.support.OtlpReceiver;
+import io.paysync.support.OtlpReceiver.Link;
+import io.paysync.support.OtlpReceiver.Received;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Step;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.WriterAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.layout.PatternLayout;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The trace follows the order from the payment to the third party, through the database: the callback on one runtime,
+ * stopped; the sync's attempts on another (a new runtime with an SDK of its own, another instance id), whose spans
+ * link to the payment's span and whose requests carry their own traceparent to the third party.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SyncTracingTest {
+
+    private OtlpReceiver receiver;
+    private ThirdPartyStub stub;
+
+    @BeforeAll
+    void start() throws Exception {
+        receiver = OtlpReceiver.start();
+        stub = ThirdPartyStub.start();
+        System.setProperty("otel.bsp.schedule.delay", "100");
+    }
+
+    @AfterAll
+    void stop() {
+        System.clearProperty("otel.bsp.schedule.delay");
+        stub.close();
+        receiver.close();
+    }
+
+    @Test
+    void should_link_every_attempt_to_the_payment_across_a_restart_and_another_instance() throws Exception {
+        TestDatabase database = TestDatabase.h2();
+        String order = "TS-1";
+
+        // The callback, on an instance that does not sync, with the gateway's trace.
+        String paidTraceParent;
+        try (PaysyncInstance callbacks = PaysyncInstance.start(database, tracing("instance-a", false))) {
+            assertThat(callbacks.createOrder(order, "10.00", "EUR").status()).isEqualTo(201);
+            byte[] body = PaysyncInstance.callbackBody(order, "gw_" + order, "10.00", "EUR", "succeeded")
+                    .getBytes();
+            String[] signed = PaysyncInstance.signatureHeaders(
+                    body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+            String[] headers = Arrays.copyOf(signed, signed.length + 2);
+            headers[signed.length] = "traceparent";
+            headers[signed.length + 1] = TracingTest.CALLER_PARENT;
+            assertThat(callbacks
+                            .post("/api/payments/callback", "application/json", body, headers)
+                            .outcome())
+                    .isEqualTo("paid");
+            paidTraceParent = callbacks.column(order, "paid_trace_parent");
+        }
+        assertThat(paidTraceParent).as("kept with the order").startsWith("00-" + TracingTest.CALLER_TRACE + "-");
+        String paidSpan = paidTraceParent.split("-")[2];
+        assertThat(receiver.spans())
+                .as("the span that made the order Paid was exported by the first instance")
+                .anySatisfy(s -> {
+                    assertThat(s.spanId()).isEqualTo(paidSpan);
+                    assertThat(s.attributes()).containsEntry("paysync.outcome", "paid");
+                    assertThat(s.resource()).containsEntry("service.instance.id", "instance-a");
+                });
+
+        // The sync, on another instance started after the first stopped. The first create's answer is lost (in doubt);
+        // without idempotent create the next attempt asks the lookup, which finds the record.
+        stub.idempotent(false);
+        stub.script(order, Step.of(Fault.CREATE_THEN_DROP));
+        Map<String, String> sync = tracing("instance-b", true);
+        sync.put("paysync.third-party.idempotent-create", "false");
+        sync.put("paysync.third-party.lookup-enabled", "true");
+        StringWriter log = new StringWriter();
+        try (PaysyncInstance syncing = PaysyncInstance.start(database, sync);
+                AutoCloseable capture = capture(log)) {
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() ->
+                            assertThat(syncing.column(order, "sync_status")).isEqualTo("Completed"));
+        }
+
+        List<ThirdPartyStub.Request> requests = stub.requests().stream()
+                .filter(r -> order.equals(r.orderNumber()))
+                .toList();
+        assertThat(requests).extracting(ThirdPartyStub.Request::method).containsExactly("POST", "GET");
+
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(attempts(order)).hasSize(2));
+        List<Received> attempts = attempts(order);
+        assertThat(attempts)
+                .as("each attempt's span names its number and links to the payment's span")
+                .extracting(s -> s.attribute("paysync.sync.attempt"))
+                .containsExactlyInAnyOrder("1", "2");
+        assertThat(attempts).allSatisfy(s -> {
+            assertThat(s.links()).containsExactly(new Link(TracingTest.CALLER_TRACE, paidSpan));
+            assertThat(s.resource()).containsEntry("service.instance.id", "instance-b");
+        });
+
+        // Each request carried the trace context of its own call's span, in the trace of its attempt.
+        for (ThirdPartyStub.Request request : requests) {
+            assertThat(request.headers()).containsKey("traceparent");
+            String[] parts = request.headers().get("traceparent").get(0).split("-");
+            assertThat(receiver.spans())
+                    .as("the span of the call that sent %s %s", request.method(), request.target())
+                    .anySatisfy(s -> {
+                        assertThat(s.traceId()).isEqualTo(parts[1]);
+                        assertThat(s.spanId()).isEqualTo(parts[2]);
+                    });
+            assertThat(attempts).extracting(Received::traceId).contains(parts[1]);
+        }
+        // The log line of the failed first attempt carries its trace and span ids.
+        Received first = attempts.stream()
+                .filter(s -> "1".equals(s.attribute("paysync.sync.attempt")))
+                .findFirst()
+                .orElseThrow();
+        assertThat(log.toString().lines().filter(l -> l.contains("Order " + order + ": attempt 1 of")))
+                .singleElement()
+                .satisfies(line -> assertThat(line).startsWith("trace_id=" + first.traceId() + " span_id="));
+        // The outcome of each attempt, on the step that recorded it.
+        assertThat(receiver.spans())
+                .filteredOn(s -> order.equals(s.attribute("paysync.order.number")))
+                .extracting(s -> s.attribute("paysync.outcome"))
+                .contains("retry", "found");
+    }
+
+    @Test
+    void should_send_no_trace_context_where_the_request_route_drops_it(@TempDir Path routes) throws Exception {
+        // An integrator's one-line edit of routes/third-party.camel.yaml: the create's HTTP step filters the headers.
+        try (Stream<Path> files = Files.list(Path.of("routes"))) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
+                String yaml = Files.readString(f);
+                if (f.getFileName().toString().equals("third-party.camel.yaml")) {
+                    yaml = yaml.replaceFirst(
+                            "throwExceptionOnFailure: \"false\"",
+                            "throwExceptionOnFailure: \"false\"\n              headerFilterStrategy: \"#withoutTraceContext\"");
+                }
+                Files.writeString(routes.resolve(f.getFileName()), yaml);
+            }
+        }
+        stub.idempotent(true);
+        Map<String, String> props = tracing("instance-c", true);
+        props.put("camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml");
+        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), props)) {
+            app.insertPaidOrders("DROP-", 1);
+            await().atMost(Duration.ofSeconds(30))
+                    .untilAsserted(() ->
+                            assertThat(app.column("DROP-0", "sync_status")).isEqualTo("Completed"));
+        }
+        List<ThirdPartyStub.Request> requests = stub.requests().stream()
+                .filter(r -> "DROP-0".equals(r.orderNumber()))
+                .toList();
+        assertThat(requests).hasSize(1);
+        assertThat(requests.get(0).headers()).doesNotContainKeys("traceparent", "tracestate", "baggage");
+        assertThat(requests.get(0).headers()).containsKey("idempotency-key");
+    }
+
+    /** Paysync's log lines while it is open, as the text layout writes the trace ids: "trace_id=.. span_id=.. |msg". */
+    static AutoCloseable capture(StringWriter into) {
+        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+        WriterAppender appender = WriterAppender.newBuilder()
+                .setName("trace-ids")
+                .setTarget(into)
+                .setLayout(PatternLayout.newBuilder()
+                        .withPattern("trace_id=%X{trace_id} span_id=%X{span_id} |%msg%n")
+                        .build())
+                .build();
+        appender.start();
+        LoggerConfig paysync = ctx.getConfiguration().getLoggerConfig("io.paysync");
+        paysync.addAppender(appender, Level.ALL, null);
+        ctx.updateLoggers();
+        return () -> {
+            paysync.removeAppender("trace-ids");
+            ctx.updateLoggers();
+        };
+    }
+
+    /** The spans of the order's sync attempts: the route sync-one-order. */
+    private List<Received> attempts(String order) {
+        return receiver.spans().stream()
+                .filter(s -> "sync-one-order".equals(s.attribute("camel.route.id"))
+                        && order.equals(s.attribute("paysync.order.number")))
+                .toList();
+    }
+
+    private Map<String, String> tracing(String instance, boolean syncing) {
+        Map<String, String> props = new HashMap<>(TracingTest.tracingTo(receiver));
+        props.put("paysync.sync.worker-id", instance);
+        props.put("paysync.sync.enabled", String.valueOf(syncing));
+        props.put("paysync.third-party.url", stub.url());
+        props.put("paysync.sync.period-ms", "100");
+        props.put("paysync.sync.backoff-base-ms", "50");
+        props.put("paysync.sync.backoff-max-ms", "200");
+        props.put("paysync.third-party.lookup-settle-ms", "1000");
+        props.put("paysync.third-party.response-timeout-ms", "1000");
+        return props;
+    }
+}
