@@ -104,16 +104,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         Audiences audiences = Audiences.from(settings);
         int apiPort = port(settings, "camel.server.port");
         int managementPort = port(settings, "camel.management.port");
-        RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
-        boolean managementShared = apiPort == managementPort;
-        AccessGate apiGate = new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused);
-        // Sharing the API port, the management server may still have a router of its own: both get every door.
-        AccessGate managementGate = managementShared
-                ? apiGate
-                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
-        HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
-
-        // Off (the default), nothing of OpenTelemetry is built; on, before any route exists, so every route is traced.
+        // Off (the default), nothing of OpenTelemetry is built. On: before any route exists, so every route is traced.
         Tracing.install(
                 context,
                 settings,
@@ -123,6 +114,14 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         "third-party-call", AttemptTrace::callBegins,
                         "third-party-create-request", AttemptTrace::callBegins,
                         "third-party-lookup-request", AttemptTrace::callBegins));
+        RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
+        boolean managementShared = apiPort == managementPort;
+        AccessGate apiGate = new AccessGate(audiences, Doors.apiDoors(audiences, managementShared), refused);
+        // Sharing the API port, the management server may still have a router of its own: both get every door.
+        AccessGate managementGate = managementShared
+                ? apiGate
+                : new AccessGate(audiences, Doors.managementDoors(audiences, false), refused);
+        HawtioConsole hawtio = HawtioConsole.from(settings, apiPort, audiences.operatorUsername());
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
         Database database = Database.open(settings);
@@ -190,7 +189,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                 database,
                                 refused,
                                 clock,
-                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000))));
+                                settings.getInt(CallbackLog.UNSIGNED_PER_MINUTE, 60, 0, 100_000)),
+                        Observability.callbackDuration(Observability.meterRegistry(context))));
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
         registry.bind(
                 "adminApi",

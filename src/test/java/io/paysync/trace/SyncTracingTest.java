@@ -98,11 +98,14 @@ class SyncTracingTest {
         sync.put("paysync.third-party.idempotent-create", "false");
         sync.put("paysync.third-party.lookup-enabled", "true");
         StringWriter log = new StringWriter();
+        String openMetrics;
         try (PaysyncInstance syncing = PaysyncInstance.start(database, sync);
                 AutoCloseable capture = capture(log)) {
             await().atMost(Duration.ofSeconds(30))
                     .untilAsserted(() ->
                             assertThat(syncing.column(order, "sync_status")).isEqualTo("Completed"));
+            openMetrics = syncing.get("/observe/metrics", "Accept", TracingTest.PROMETHEUS_ACCEPT)
+                    .body();
         }
 
         List<ThirdPartyStub.Request> requests = stub.requests().stream()
@@ -142,6 +145,13 @@ class SyncTracingTest {
         assertThat(log.toString().lines().filter(l -> l.contains("Order " + order + ": attempt 1 of")))
                 .singleElement()
                 .satisfies(line -> assertThat(line).startsWith("trace_id=" + first.traceId() + " span_id="));
+        // The third party's latency histogram names an attempt's trace as an exemplar.
+        assertThat(attempts)
+                .extracting(Received::traceId)
+                .anySatisfy(trace -> assertThat(openMetrics)
+                        .containsPattern(
+                                "paysync_third_party_call_duration_seconds_bucket\\{[^}]*\\} \\d+ # \\{[^}]*trace_id=\""
+                                        + trace + "\""));
         // The outcome of each attempt, on the step that recorded it.
         assertThat(receiver.spans())
                 .filteredOn(s -> order.equals(s.attribute("paysync.order.number")))

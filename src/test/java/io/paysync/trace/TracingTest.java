@@ -28,6 +28,10 @@ class TracingTest {
 
     static final String CALLER_PARENT = "00-" + CALLER_TRACE + "-00f067aa0ba902b7-01";
 
+    /** What a Prometheus server that stores exemplars asks for: OpenMetrics first, the text format as a fallback. */
+    static final String PROMETHEUS_ACCEPT =
+            "application/openmetrics-text;version=1.0.0;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
     private OtlpReceiver receiver;
 
     @BeforeAll
@@ -101,6 +105,18 @@ class TracingTest {
                     .anySatisfy(s -> assertThat(s.attributes())
                             .containsEntry("paysync.order.number", "TR-1")
                             .containsEntry("paysync.outcome", "paid"));
+            // The callback's latency histogram names this trace as the exemplar of the bucket it fell in.
+            String openMetrics = app.get("/observe/metrics", "Accept", TracingTest.PROMETHEUS_ACCEPT)
+                    .body();
+            assertThat(openMetrics)
+                    .containsPattern("paysync_callback_duration_seconds_bucket\\{[^}]*\\} \\d+ # \\{[^}]*trace_id=\""
+                            + CALLER_TRACE + "\"");
+            // Prometheus' text format has no exemplars, and is still served as before.
+            PaysyncInstance.Response text = app.get("/observe/metrics");
+            assertThat(text.status()).isEqualTo(200);
+            assertThat(text.body())
+                    .contains("paysync_callback_duration_seconds_bucket")
+                    .doesNotContain("trace_id");
             assertThat(spans.get(0).resource())
                     .containsEntry("service.name", "paysync")
                     .containsKey("service.instance.id");
