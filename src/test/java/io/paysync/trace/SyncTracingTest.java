@@ -11,12 +11,19 @@ import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
+import io.paysync.support.WorkerProcess;
 import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,9 +41,9 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The trace follows the order from the payment to the third party, through the database: the callback on one runtime,
- * stopped; the sync's attempts on another (a new runtime with an SDK of its own, another instance id), whose spans
- * link to the payment's span and whose requests carry their own traceparent to the third party.
+ * The trace follows the order from the payment to the third party, through the database: the callback in one JVM,
+ * killed; the sync's attempts on another instance (another instance id, an SDK of its own), whose spans link to the
+ * payment's span and whose requests carry their own traceparent to the third party.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SyncTracingTest {
@@ -59,35 +66,69 @@ class SyncTracingTest {
     }
 
     @Test
-    void should_link_every_attempt_to_the_payment_across_a_restart_and_another_instance() throws Exception {
-        TestDatabase database = TestDatabase.h2();
+    void should_link_every_attempt_to_the_payment_across_a_crashed_process_and_another_instance(@TempDir Path folder)
+            throws Exception {
+        TestDatabase database = TestDatabase.h2File(folder.resolve("db"));
         String order = "TS-1";
 
-        // The callback, on an instance that does not sync, with the gateway's trace.
-        String paidTraceParent;
-        try (PaysyncInstance callbacks = PaysyncInstance.start(database, tracing("instance-a", false))) {
-            assertThat(callbacks.createOrder(order, "10.00", "EUR").status()).isEqualTo(201);
+        // The callback, in a JVM of its own that does not sync, with the gateway's trace; killed (-9) once its spans
+        // are out, so nothing of it but the database is left.
+        int port = PaysyncInstance.freePort();
+        Map<String, String> env = new HashMap<>(WorkerProcess.prodEnv(database, port, stub.url()));
+        env.put("PAYSYNC_TRACING_ENABLED", "true");
+        env.put("PAYSYNC_TRACING_ENDPOINT", receiver.endpoint());
+        env.put("PAYSYNC_SYNC_ENABLED", "false");
+        env.put("PAYSYNC_SYNC_WORKER_ID", "instance-a");
+        Files.createDirectories(folder.resolve("work"));
+        try (WorkerProcess callbacks =
+                WorkerProcess.start(folder.resolve("work"), env, Map.of("otel.bsp.schedule.delay", "100"))) {
+            HttpClient http = HttpClient.newHttpClient();
+            String base = "http://127.0.0.1:" + port;
+            await().atMost(Duration.ofSeconds(90))
+                    .ignoreExceptions()
+                    .until(() -> http.send(
+                                            HttpRequest.newBuilder(URI.create(base + "/observe/health"))
+                                                    .build(),
+                                            HttpResponse.BodyHandlers.discarding())
+                                    .statusCode()
+                            == 200);
+            HttpResponse<String> created = http.send(
+                    HttpRequest.newBuilder(URI.create(base + "/api/orders"))
+                            .header("Content-Type", "application/json")
+                            .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
+                            .POST(HttpRequest.BodyPublishers.ofString(
+                                    "{\"orderNumber\":\"" + order + "\",\"amount\":\"10.00\",\"currency\":\"EUR\"}"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(created.statusCode()).as(created.body()).isEqualTo(201);
             byte[] body = PaysyncInstance.callbackBody(order, "gw_" + order, "10.00", "EUR", "succeeded")
                     .getBytes();
+            HttpRequest.Builder callback = HttpRequest.newBuilder(URI.create(base + "/api/payments/callback"))
+                    .header("Content-Type", "application/json")
+                    .header("traceparent", TracingTest.CALLER_PARENT)
+                    .POST(HttpRequest.BodyPublishers.ofByteArray(body));
             String[] signed = PaysyncInstance.signatureHeaders(
                     body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
-            String[] headers = Arrays.copyOf(signed, signed.length + 2);
-            headers[signed.length] = "traceparent";
-            headers[signed.length + 1] = TracingTest.CALLER_PARENT;
-            assertThat(callbacks
-                            .post("/api/payments/callback", "application/json", body, headers)
-                            .outcome())
-                    .isEqualTo("paid");
-            paidTraceParent = callbacks.column(order, "paid_trace_parent");
+            for (int i = 0; i < signed.length; i += 2) {
+                callback.header(signed[i], signed[i + 1]);
+            }
+            HttpResponse<String> paid = http.send(callback.build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(paid.body()).contains("\"paid\"");
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> receiver.spans().stream()
+                            .anyMatch(sp -> "paid".equals(sp.attribute("paysync.outcome"))
+                                    && order.equals(sp.attribute("paysync.order.number"))));
+            callbacks.kill();
         }
+        String paidTraceParent = column(database, order, "paid_trace_parent");
         assertThat(paidTraceParent).as("kept with the order").startsWith("00-" + TracingTest.CALLER_TRACE + "-");
         String paidSpan = paidTraceParent.split("-")[2];
         assertThat(receiver.spans())
                 .as("the span that made the order Paid was exported by the first instance")
-                .anySatisfy(s -> {
-                    assertThat(s.spanId()).isEqualTo(paidSpan);
-                    assertThat(s.attributes()).containsEntry("paysync.outcome", "paid");
-                    assertThat(s.resource()).containsEntry("service.instance.id", "instance-a");
+                .anySatisfy(sp -> {
+                    assertThat(sp.spanId()).isEqualTo(paidSpan);
+                    assertThat(sp.attributes()).containsEntry("paysync.outcome", "paid");
+                    assertThat(sp.resource()).containsEntry("service.instance.id", "instance-a");
                 });
 
         // The sync, on another instance started after the first stopped. The first create's answer is lost (in doubt);
@@ -209,6 +250,16 @@ class SyncTracingTest {
             paysync.removeAppender("trace-ids");
             ctx.updateLoggers();
         };
+    }
+
+    private static String column(TestDatabase database, String order, String column) throws Exception {
+        try (Connection c = database.connect();
+                PreparedStatement ps = c.prepareStatement("SELECT " + column + " FROM orders WHERE order_number = ?")) {
+            ps.setString(1, order);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        }
     }
 
     /** The spans of the order's sync attempts: the route sync-one-order. */
