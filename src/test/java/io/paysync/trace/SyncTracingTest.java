@@ -48,6 +48,8 @@ import org.junit.jupiter.api.io.TempDir;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SyncTracingTest {
 
+    private static final String THIRD_PARTY_TOKEN = "third-party-token-5c2e81d0";
+
     private OtlpReceiver receiver;
     private ThirdPartyStub stub;
 
@@ -140,8 +142,9 @@ class SyncTracingTest {
         sync.put("paysync.third-party.lookup-enabled", "true");
         StringWriter log = new StringWriter();
         String openMetrics;
-        try (PaysyncInstance syncing = PaysyncInstance.start(database, sync);
-                AutoCloseable capture = capture(log)) {
+        // Captured from before the start: the first attempt may run as soon as the routes do.
+        try (AutoCloseable capture = capture(log);
+                PaysyncInstance syncing = PaysyncInstance.start(database, sync)) {
             await().atMost(Duration.ofSeconds(30))
                     .untilAsserted(() ->
                             assertThat(syncing.column(order, "sync_status")).isEqualTo("Completed"));
@@ -217,6 +220,9 @@ class SyncTracingTest {
         }
         stub.idempotent(true);
         Map<String, String> props = tracing("instance-c", true);
+        // A credential the third party gets: it must reach no span.
+        props.put("paysync.third-party.auth", "bearer");
+        props.put("paysync.third-party.auth.token", THIRD_PARTY_TOKEN);
         props.put("camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml");
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), props)) {
             app.insertPaidOrders("DROP-", 1);
@@ -230,6 +236,15 @@ class SyncTracingTest {
         assertThat(requests).hasSize(1);
         assertThat(requests.get(0).headers()).doesNotContainKeys("traceparent", "tracestate", "baggage");
         assertThat(requests.get(0).headers()).containsKey("idempotency-key");
+        assertThat(requests.get(0).headers().get("authorization")).containsExactly("Bearer " + THIRD_PARTY_TOKEN);
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(receiver.spans())
+                        .anySatisfy(sp ->
+                                assertThat(sp.attribute("paysync.order.number")).isEqualTo("DROP-0")));
+        assertThat(receiver.spans())
+                .as("no span holds the third party's credential")
+                .noneSatisfy(
+                        sp -> assertThat(sp.attributes() + " " + sp.events()).contains(THIRD_PARTY_TOKEN));
     }
 
     /** Paysync's log lines while it is open, as the text layout writes the trace ids: "trace_id=.. span_id=.. |msg". */
