@@ -1,8 +1,10 @@
 package io.paysync;
 
 import io.paysync.config.StartupFailure;
+import io.paysync.observe.Observability;
 import io.paysync.payment.CallbackSigner;
 import io.paysync.startup.CdsTraining;
+import io.paysync.trace.Tracing;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -85,6 +87,12 @@ public final class Paysync {
                 PropertiesComponent properties = configuring.getCamelContext().getPropertiesComponent();
                 defaultManagementPort(properties, profile);
                 tls(properties);
+                Observability.exemplarsWhenTraced(
+                        configuring.getCamelContext(),
+                        properties
+                                .resolveProperty(Tracing.ENABLED)
+                                .map(v -> v.trim().equalsIgnoreCase("true"))
+                                .orElse(false));
             }
         });
         return main;

@@ -33,6 +33,7 @@ import io.paysync.settlement.SettlementAdapters;
 import io.paysync.settlement.SettlementFiles;
 import io.paysync.settlement.SettlementRows;
 import io.paysync.shop.ShopAdoption;
+import io.paysync.sync.AttemptTrace;
 import io.paysync.sync.ClaimedSendKeys;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
@@ -46,9 +47,12 @@ import io.paysync.sync.SyncSettings;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
 import io.paysync.sync.ThirdPartySimulator;
+import io.paysync.trace.Tracing;
+import io.paysync.trace.WithoutTraceContext;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -87,6 +91,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null));
         SyncSettings syncSettings = SyncSettings.from(settings);
         Observability.checkSettings(settings);
+        Tracing.checkSettings(settings);
         // Tests bind a controllable clock under this name; everything time-dependent reads it.
         Clock clock = context.getRegistry().lookupByNameAndType("paysyncClock", Clock.class);
         if (clock == null) {
@@ -101,6 +106,16 @@ public class PaysyncConfiguration implements CamelConfiguration {
         Audiences audiences = Audiences.from(settings);
         int apiPort = port(settings, "camel.server.port");
         int managementPort = port(settings, "camel.management.port");
+        // Off (the default), nothing of OpenTelemetry is built. On: before any route exists, so every route is traced.
+        Tracing.install(
+                context,
+                settings,
+                syncSettings.workerId(),
+                Map.of(
+                        "sync-one-order", AttemptTrace::attemptBegins,
+                        "third-party-call", AttemptTrace::callBegins,
+                        "third-party-create-request", AttemptTrace::callBegins,
+                        "third-party-lookup-request", AttemptTrace::callBegins));
         RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
         boolean managementShared = apiPort == managementPort;
         FailedLogins failedLogins = FailedLogins.from(settings);
@@ -182,7 +197,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                 Counter.builder("paysync.callback.replays")
                                         .description("Authentic callbacks not stored: the same answer to the same"
                                                 + " webhook-id is stored already")
-                                        .register(Observability.meterRegistry(context)))));
+                                        .register(Observability.meterRegistry(context))),
+                        Observability.callbackDuration(Observability.meterRegistry(context))));
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
         registry.bind(
                 "adminApi",
@@ -228,6 +244,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                     }
                 });
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
+        // For a request route whose third party must not receive the trace context (docs/third-party.md).
+        registry.bind(WithoutTraceContext.NAME, new WithoutTraceContext());
         registry.bind(
                 "paymentExpiry",
                 new PaymentExpiry(

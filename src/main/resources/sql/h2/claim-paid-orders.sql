@@ -6,7 +6,7 @@
 -- taken_over_claim: the claim whose expired lease this one takes over (NULL for a Pending order), for the history;
 -- like every right-hand side of a SET, its CASE reads the row as it was before this update.
 SELECT id, order_number, amount, currency, payment_status, payment_transaction_id, paid_at, claim_token,
-       sync_attempts, taken_over_claim
+       sync_attempts, taken_over_claim, paid_trace_parent
 FROM FINAL TABLE (
     UPDATE orders
     SET sync_status = 'Processing',

@@ -26,4 +26,4 @@ WHERE id IN (
     LIMIT :#batchSize
     FOR UPDATE SKIP LOCKED)
 RETURNING id, order_number, amount, currency, payment_status, payment_transaction_id, paid_at, claim_token,
-          sync_attempts, taken_over_claim
+          sync_attempts, taken_over_claim, paid_trace_parent

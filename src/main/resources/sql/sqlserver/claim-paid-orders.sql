@@ -26,4 +26,4 @@ SET sync_status = N'Processing',
     taken_over_claim = CASE WHEN sync_status = N'Processing' THEN claim_token END
 OUTPUT inserted.id, inserted.order_number, inserted.amount, inserted.currency, inserted.payment_status,
        inserted.payment_transaction_id, inserted.paid_at, inserted.claim_token, inserted.sync_attempts,
-       inserted.taken_over_claim
+       inserted.taken_over_claim, inserted.paid_trace_parent

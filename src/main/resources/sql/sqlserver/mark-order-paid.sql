@@ -4,7 +4,8 @@
 UPDATE orders
 SET payment_status = N'Paid',
     payment_transaction_id = :transactionId,
-    paid_at = :now
+    paid_at = :now,
+    paid_trace_parent = :traceParent
 WHERE order_number = :orderNumber
   AND payment_status = N'Pending'
   AND currency = :currency

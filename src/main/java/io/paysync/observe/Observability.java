@@ -1,10 +1,13 @@
 package io.paysync.observe;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
+import io.paysync.trace.TraceExemplars;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -62,6 +65,47 @@ public final class Observability {
             context.getRegistry().bind(METER_REGISTRY, registry);
         }
         return registry;
+    }
+
+    /**
+     * With tracing on, the Prometheus registry Camel serves, made before Camel makes its own: its histograms carry the
+     * trace of a recorded value as the bucket's exemplar, which the OpenMetrics exposition shows. Off, Camel's own.
+     * Runs before camel-main configures its metrics.
+     */
+    public static void exemplarsWhenTraced(CamelContext context, boolean traced) {
+        if (traced && context.getRegistry().lookupByName(METER_REGISTRY) == null) {
+            context.getRegistry()
+                    .bind(
+                            METER_REGISTRY,
+                            new PrometheusMeterRegistry(
+                                    PrometheusConfig.DEFAULT,
+                                    new PrometheusRegistry(),
+                                    io.micrometer.core.instrument.Clock.SYSTEM,
+                                    new TraceExemplars()));
+        }
+    }
+
+    /**
+     * {@code paysync_callback_duration_seconds}: how long Paysync took over each callback, from its handling step's
+     * start to its answer (refusals included), in buckets from 1 ms to 10 s.
+     */
+    public static Timer callbackDuration(MeterRegistry registry) {
+        return Timer.builder("paysync.callback.duration")
+                .description("Time to handle each payment callback, from its handling step's start to its answer")
+                .serviceLevelObjectives(
+                        Duration.ofMillis(1),
+                        Duration.ofMillis(2),
+                        Duration.ofMillis(5),
+                        Duration.ofMillis(10),
+                        Duration.ofMillis(25),
+                        Duration.ofMillis(50),
+                        Duration.ofMillis(100),
+                        Duration.ofMillis(250),
+                        Duration.ofMillis(500),
+                        Duration.ofMillis(1000),
+                        Duration.ofMillis(2500),
+                        Duration.ofMillis(10_000))
+                .register(registry);
     }
 
     /** Readiness: the database, and the third party's circuit breaker (DOWN when open only if so configured). */

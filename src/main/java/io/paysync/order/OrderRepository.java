@@ -3,6 +3,7 @@ package io.paysync.order;
 import io.paysync.db.AnomalyLog;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
+import io.paysync.trace.OrderTrace;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -95,7 +96,7 @@ public class OrderRepository {
      * currency are the order's. {@code alsoOnMove} runs in the same transaction when the order moved (the callbacks
      * audit row), so the hot path is one commit. Returns the number of orders moved (0 or 1); 0 means the caller
      * must decide from a read. A transaction id bound to another order raises {@code DuplicateKeyException} from the
-     * unique index.
+     * unique index. When the step is traced, its trace context is kept with the order for the sync's spans to link to.
      */
     public int markPaid(
             String orderNumber,
@@ -122,7 +123,9 @@ public class OrderRepository {
                 "amount",
                 amount,
                 "now",
-                Database.utc(now));
+                Database.utc(now),
+                "traceParent",
+                OrderTrace.traceParent());
     }
 
     /**
@@ -180,8 +183,8 @@ public class OrderRepository {
         for (int i = 0; i < marks.size(); i++) {
             (marks.get(i).succeeded() ? paid : failed).add(i);
         }
-        batch("mark-order-paid", marks, paid, moved, now);
-        batch("mark-order-failed", marks, failed, moved, now);
+        batch("mark-order-paid", marks, paid, moved, now, OrderTrace.traceParent());
+        batch("mark-order-failed", marks, failed, moved, now, null);
         List<TransitionLog.Entry> entries = new ArrayList<>();
         for (int i = 0; i < marks.size(); i++) {
             if (moved[i] == 1) {
@@ -199,7 +202,8 @@ public class OrderRepository {
         return moved;
     }
 
-    private void batch(String statement, List<Mark> marks, List<Integer> which, int[] moved, Instant now) {
+    private void batch(
+            String statement, List<Mark> marks, List<Integer> which, int[] moved, Instant now, String traceParent) {
         if (which.isEmpty()) {
             return;
         }
@@ -210,7 +214,8 @@ public class OrderRepository {
                             .addValue("transactionId", m.transactionId())
                             .addValue("currency", m.currency())
                             .addValue("amount", m.amount())
-                            .addValue("now", Database.utc(now));
+                            .addValue("now", Database.utc(now))
+                            .addValue("traceParent", traceParent);
                 })
                 .toArray(MapSqlParameterSource[]::new);
         int[] rows = jdbc.batchUpdate(db.sql(statement), params);

@@ -1,6 +1,7 @@
 package io.paysync.payment;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.micrometer.core.instrument.Timer;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
@@ -8,6 +9,7 @@ import io.paysync.http.RequestChecks;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
@@ -34,13 +36,20 @@ public class PaymentCallbackHandler implements Processor {
     private final PaymentRules rules;
     private final Clock clock;
     private final CallbackLog callbacks;
+    private final Timer duration;
 
+    /** @param duration times each callback the route's step handles ({@link #process}) */
     public PaymentCallbackHandler(
-            CallbackSignatureVerifier verifier, PaymentRules rules, Clock clock, CallbackLog callbacks) {
+            CallbackSignatureVerifier verifier,
+            PaymentRules rules,
+            Clock clock,
+            CallbackLog callbacks,
+            Timer duration) {
         this.verifier = verifier;
         this.rules = rules;
         this.clock = clock;
         this.callbacks = callbacks;
+        this.duration = duration;
     }
 
     /**
@@ -49,7 +58,13 @@ public class PaymentCallbackHandler implements Processor {
      */
     @Override
     public void process(Exchange exchange) {
-        exchange.getMessage().setBody(handle(exchange));
+        long start = System.nanoTime();
+        try {
+            exchange.getMessage().setBody(handle(exchange));
+        } finally {
+            // Within the step's span, so with tracing on the bucket's exemplar is this callback's trace.
+            duration.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+        }
     }
 
     /**

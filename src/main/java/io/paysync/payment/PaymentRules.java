@@ -6,6 +6,7 @@ import io.paysync.order.Money;
 import io.paysync.order.Order;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.PaymentStatus;
+import io.paysync.trace.OrderTrace;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.springframework.dao.DuplicateKeyException;
@@ -85,7 +86,10 @@ public final class PaymentRules {
         return new PaymentRules(orders.withSavepoints());
     }
 
-    /** Applies {@code news} from {@code source}; returns the outcome or throws the refusal. */
+    /**
+     * Applies {@code news} from {@code source}; returns the outcome or throws the refusal. The order and the outcome
+     * (or the refusal's code) go on the current span, when traced.
+     */
     public String apply(CallbackRequest news, Source source) {
         return apply(news, source, outcome -> {});
     }
@@ -95,6 +99,17 @@ public final class PaymentRules {
      * the outcome, when the order moves (the callback's audit row, so its hot path is one commit).
      */
     public String apply(CallbackRequest news, Source source, Consumer<String> withTransition) {
+        try {
+            String outcome = decide(news, source, withTransition);
+            OrderTrace.outcome(news.orderNumber(), outcome);
+            return outcome;
+        } catch (ApiException refused) {
+            OrderTrace.outcome(news.orderNumber(), refused.code());
+            throw refused;
+        }
+    }
+
+    private String decide(CallbackRequest news, Source source, Consumer<String> withTransition) {
         String orderNumber = news.orderNumber();
         String transactionId = news.transactionId();
         if (news.succeeded()) {

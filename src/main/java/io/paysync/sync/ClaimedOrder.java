@@ -14,7 +14,8 @@ import java.util.Map;
  * whose expired lease this one took over (null when the order was Pending). {@code leaseUntil}: the lease this
  * worker's claim set (null when unknown: the lease is then renewed before the call). {@code sendKeyFound}: the
  * order's send key was already there when this claim wrote it, so an earlier attempt may have created the record
- * (in doubt).
+ * (in doubt). {@code paidTraceParent}: the W3C traceparent of the step that made the order Paid, when it was traced
+ * (null otherwise), which the attempt's span links to.
  */
 public record ClaimedOrder(
         long id,
@@ -28,7 +29,8 @@ public record ClaimedOrder(
         int attempts,
         String takenOverClaim,
         Instant leaseUntil,
-        boolean sendKeyFound) {
+        boolean sendKeyFound,
+        String paidTraceParent) {
 
     public ClaimedOrder(
             long id,
@@ -53,7 +55,8 @@ public record ClaimedOrder(
                 attempts,
                 takenOverClaim,
                 null,
-                false);
+                false,
+                null);
     }
 
     /** This order as claimed with a lease until {@code leaseUntil}. */
@@ -70,7 +73,8 @@ public record ClaimedOrder(
                 attempts,
                 takenOverClaim,
                 leaseUntil,
-                sendKeyFound);
+                sendKeyFound,
+                paidTraceParent);
     }
 
     /** This order with its send key found already written (true) or written by this claim (false). */
@@ -87,7 +91,8 @@ public record ClaimedOrder(
                 attempts,
                 takenOverClaim,
                 leaseUntil,
-                found);
+                found,
+                paidTraceParent);
     }
 
     /** From camel-sql's row map (keys are case-insensitive: H2 upper-cases them, PostgreSQL lower-cases). */
@@ -102,7 +107,10 @@ public record ClaimedOrder(
                 instant(row.get("paid_at")),
                 (String) row.get("claim_token"),
                 ((Number) row.get("sync_attempts")).intValue(),
-                (String) row.get("taken_over_claim"));
+                (String) row.get("taken_over_claim"),
+                null,
+                false,
+                (String) row.get("paid_trace_parent"));
     }
 
     static Instant instant(Object value) {

@@ -1,5 +1,6 @@
 package io.paysync.sync;
 
+import io.paysync.trace.OrderTrace;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -50,6 +51,7 @@ public class SyncOutcomes {
         ClaimedOrder order = attempt.order();
         SendAttempt.Outcome outcome = attempt.outcome();
         if (outcome instanceof SendAttempt.Recorded r) {
+            OrderTrace.outcome(order.orderNumber(), r.found() ? "found" : "recorded");
             if (settings.batchCompletions()) {
                 // Written with others of the round, when due or when the round ends.
                 attempt.round().add(order, r.guid());
@@ -73,6 +75,7 @@ public class SyncOutcomes {
      * is asked again when the settle time is over.
      */
     private void lookupFoundNothing(ClaimedOrder order) {
+        OrderTrace.outcome(order.orderNumber(), "not-found");
         Duration wait = repository
                 .sendKeyAge(order.orderNumber())
                 .map(age -> settings.lookupSettle().minus(age))
@@ -211,6 +214,7 @@ public class SyncOutcomes {
             deadLetter(attempt, "gave up after " + order.attempts() + " attempts: " + error, fingerprint);
             return;
         }
+        OrderTrace.outcome(order.orderNumber(), "retry");
         Duration delay = Backoff.next(order.attempts(), settings.backoffBase(), settings.backoffMax(), retryAfterMs);
         LOG.warn(
                 "Order {}: attempt {} of {} failed ({}); next attempt in {} ms",
@@ -231,6 +235,7 @@ public class SyncOutcomes {
     }
 
     private void release(SendAttempt attempt, String reason) {
+        OrderTrace.outcome(attempt.getOrderNumber(), "released");
         Instant next = repository.now().plus(settings.breakerOpenPause());
         if (!repository.release(attempt.order(), next, reason, settings.workerId(), forgetKeyUnlessInDoubt(attempt))) {
             lostLease(attempt.order(), "release");
@@ -260,6 +265,7 @@ public class SyncOutcomes {
      * anomaly asks for reconciliation with the third party, both in the outcome's transaction.
      */
     private void deadLetter(SendAttempt attempt, String error, String fingerprint) {
+        OrderTrace.outcome(attempt.getOrderNumber(), "dead-letter");
         ClaimedOrder order = attempt.order();
         LOG.warn("Order {}: dead-lettered ({}): {}", order.orderNumber(), fingerprint, error);
         Runnable also = attempt.mayHaveCreated()

@@ -1,0 +1,146 @@
+package io.paysync.trace;
+
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.propagation.ContextPropagators;
+import io.opentelemetry.sdk.OpenTelemetrySdk;
+import io.opentelemetry.sdk.autoconfigure.AutoConfiguredOpenTelemetrySdk;
+import io.opentelemetry.sdk.resources.Resource;
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.Settings;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.BiConsumer;
+import org.apache.camel.CamelContext;
+import org.apache.camel.Exchange;
+import org.apache.camel.opentelemetry2.OpenTelemetryTracer;
+import org.apache.camel.support.service.ServiceSupport;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tracing with OpenTelemetry, when {@value #ENABLED} is true: an SDK of this runtime's own (never the JVM-wide global,
+ * so two runtimes in one JVM keep their own), exporting over OTLP/HTTP, and camel-opentelemetry2 making a span of every
+ * route and step, continuing a caller's {@code traceparent} and passing one on with every HTTP call. Off, nothing of it
+ * is built: no SDK, no exporter thread, no Camel tracer.
+ *
+ * <p>
+ * The OTLP settings come from {@code paysync.tracing.*} where set, else from the standard {@code OTEL_*} environment
+ * variables (and {@code otel.*} system properties) the SDK reads itself, else from the defaults here.
+ */
+public final class Tracing {
+
+    public static final String ENABLED = "paysync.tracing.enabled";
+    public static final String ENDPOINT = "paysync.tracing.endpoint";
+    public static final String PROTOCOL = "paysync.tracing.protocol";
+    public static final String HEADERS = "paysync.tracing.headers";
+    public static final String SAMPLING_RATIO = "paysync.tracing.sampling-ratio";
+    public static final String SERVICE_NAME = "paysync.tracing.service-name";
+
+    /** The registry name of the OpenTelemetry tracer, for camel-opentelemetry2 and Paysync's own spans. */
+    public static final String TRACER = "paysyncTracer";
+
+    /** The only protocol the exporter speaks here: OTLP over HTTP with protobuf bodies (the JDK's HTTP client). */
+    static final String HTTP_PROTOBUF = "http/protobuf";
+
+    private static final AttributeKey<String> SERVICE_INSTANCE_ID = AttributeKey.stringKey("service.instance.id");
+    private static final Logger LOG = LoggerFactory.getLogger(Tracing.class);
+
+    private Tracing() {}
+
+    /** Refuses a bad tracing setting before anything is opened, naming it. */
+    public static boolean checkSettings(Settings settings) {
+        boolean enabled = settings.getBoolean(ENABLED, false);
+        settings.get(PROTOCOL).map(String::trim).ifPresent(protocol -> {
+            if (!HTTP_PROTOBUF.equals(protocol.toLowerCase(Locale.ROOT))) {
+                throw new InvalidSettingsException(List.of(PROTOCOL + " must be " + HTTP_PROTOBUF + " (was '" + protocol
+                        + "'): traces are sent over OTLP/HTTP, which Jaeger, Tempo and the OpenTelemetry Collector"
+                        + " accept on port 4318"));
+            }
+        });
+        settings.get(SAMPLING_RATIO).map(String::trim).ifPresent(ratio -> {
+            double value;
+            try {
+                value = Double.parseDouble(ratio);
+            } catch (NumberFormatException e) {
+                value = Double.NaN;
+            }
+            if (!(value >= 0.0 && value <= 1.0)) {
+                throw new InvalidSettingsException(
+                        List.of(SAMPLING_RATIO + " must be a number from 0 to 1 (was '" + ratio + "')"));
+            }
+        });
+        return enabled;
+    }
+
+    /**
+     * With tracing on, builds the SDK and installs camel-opentelemetry2 on {@code context} (its spans carry the route
+     * and step ids); closed, flushing what it holds, when the context stops. Off, does nothing at all.
+     *
+     * @param instanceId this runtime's name among the instances ({@code service.instance.id}) unless the environment
+     *     names one
+     * @param routeBegins by route id: what else a route's span is to carry, set as the route begins
+     */
+    public static void install(
+            CamelContext context,
+            Settings settings,
+            String instanceId,
+            Map<String, BiConsumer<Span, Exchange>> routeBegins)
+            throws Exception {
+        if (!checkSettings(settings)) {
+            return;
+        }
+        OpenTelemetrySdk sdk = sdk(settings, instanceId);
+        context.getRegistry().bind(TRACER, Tracer.class, sdk.getTracer("io.paysync"));
+        context.getRegistry().bind("paysyncTracePropagators", ContextPropagators.class, sdk.getPropagators());
+        context.addService(new ServiceSupport() {
+            @Override
+            protected void doStop() {
+                // After the routes stopped: the spans of their last exchanges are sent before the exporter stops.
+                sdk.close();
+            }
+        });
+        OpenTelemetryTracer tracer = new OpenTelemetryTracer();
+        // A span for every step, named "<step id>-<kind>", beside the route's: the ids operators know from Hawtio.
+        tracer.setTraceProcessors(true);
+        tracer.init(context);
+        // After the tracer's: its route policy runs first and has made the route's span current.
+        context.addRoutePolicyFactory(new RouteSpans(routeBegins));
+        LOG.info("Tracing on: spans exported over OTLP/HTTP");
+    }
+
+    private static OpenTelemetrySdk sdk(Settings settings, String instanceId) {
+        Map<String, String> defaults = new HashMap<>();
+        defaults.put("otel.service.name", "paysync");
+        defaults.put("otel.traces.exporter", "otlp");
+        defaults.put("otel.exporter.otlp.protocol", HTTP_PROTOBUF);
+        Map<String, String> chosen = new HashMap<>();
+        settings.get(SERVICE_NAME).map(String::trim).ifPresent(v -> chosen.put("otel.service.name", v));
+        settings.get(ENDPOINT).map(String::trim).ifPresent(v -> chosen.put("otel.exporter.otlp.endpoint", v));
+        settings.get(PROTOCOL).map(String::trim).ifPresent(v -> chosen.put("otel.exporter.otlp.protocol", v));
+        settings.get(HEADERS).map(String::trim).ifPresent(v -> chosen.put("otel.exporter.otlp.headers", v));
+        settings.get(SAMPLING_RATIO).map(String::trim).ifPresent(v -> {
+            // Parent-based: a caller's sampling decision is kept, so a trace is whole or absent.
+            chosen.put("otel.traces.sampler", "parentbased_traceidratio");
+            chosen.put("otel.traces.sampler.arg", v);
+        });
+        // Traces only: metrics are Prometheus' at /observe/metrics, logs go where log4j2 sends them.
+        chosen.put("otel.metrics.exporter", "none");
+        chosen.put("otel.logs.exporter", "none");
+        return AutoConfiguredOpenTelemetrySdk.builder()
+                .addPropertiesSupplier(() -> defaults)
+                .addPropertiesCustomizer(config -> chosen)
+                .addResourceCustomizer((resource, config) -> resource.getAttribute(SERVICE_INSTANCE_ID) != null
+                        ? resource
+                        : resource.merge(Resource.builder()
+                                .put(SERVICE_INSTANCE_ID, instanceId)
+                                .build()))
+                // Closed with the Camel context, after the last spans; never a JVM-wide hook or global.
+                .disableShutdownHook()
+                .build()
+                .getOpenTelemetrySdk();
+    }
+}

@@ -1,0 +1,183 @@
+package io.paysync.trace;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.paysync.support.LogHygiene;
+import io.paysync.support.OtlpReceiver;
+import io.paysync.support.OtlpReceiver.Received;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Tracing on exports Camel's route and step spans to a real OTLP/HTTP receiver; off, nothing of it exists. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class TracingTest {
+
+    /** What a caller (the gateway, the shop) sends: its own trace, which Paysync's spans must continue. */
+    static final String CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+    static final String CALLER_PARENT = "00-" + CALLER_TRACE + "-00f067aa0ba902b7-01";
+
+    /** What a Prometheus server that stores exemplars asks for: OpenMetrics first, the text format as a fallback. */
+    static final String PROMETHEUS_ACCEPT =
+            "application/openmetrics-text;version=1.0.0;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
+    private OtlpReceiver receiver;
+
+    @BeforeAll
+    void start() throws Exception {
+        receiver = OtlpReceiver.start();
+        // The SDK's own knob for how often spans are sent (standard, like OTEL_BSP_SCHEDULE_DELAY): quicker than the
+        // five-second default so the test waits less.
+        System.setProperty("otel.bsp.schedule.delay", "100");
+    }
+
+    @AfterAll
+    void stop() {
+        System.clearProperty("otel.bsp.schedule.delay");
+        receiver.close();
+    }
+
+    static Map<String, String> tracingTo(OtlpReceiver receiver) {
+        return Map.of("paysync.tracing.enabled", "true", "paysync.tracing.endpoint", receiver.endpoint());
+    }
+
+    @Test
+    void should_start_no_exporter_thread_and_install_no_tracer_when_tracing_is_off() throws Exception {
+        Set<Long> before = exporterThreads();
+        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
+            assertThat(app.createOrder("OFF-1", "5.00", "EUR").status()).isEqualTo(201);
+            assertThat(app.callback("OFF-1", "gw_OFF-1", "5.00", "EUR", "succeeded")
+                            .outcome())
+                    .isEqualTo("paid");
+
+            assertThat(exporterThreads())
+                    .as("exporter threads started by this runtime")
+                    .isSubsetOf(before);
+            assertThat(app.camelContext().hasService(org.apache.camel.telemetry.Tracer.class))
+                    .isNull();
+            assertThat(app.camelContext().getRegistry().findByType(io.opentelemetry.api.trace.Tracer.class))
+                    .isEmpty();
+        }
+    }
+
+    @Test
+    void should_export_route_and_step_spans_that_continue_the_callers_trace() throws Exception {
+        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), tracingTo(receiver))) {
+            assertThat(exporterThreads()).isNotEmpty();
+            String order = "{\"orderNumber\":\"TR-1\",\"amount\":\"5.00\",\"currency\":\"EUR\"}";
+            assertThat(app.postJson("/api/orders", order, "traceparent", CALLER_PARENT)
+                            .status())
+                    .isEqualTo(201);
+            byte[] body = PaysyncInstance.callbackBody("TR-1", "gw_TR-1", "5.00", "EUR", "succeeded")
+                    .getBytes();
+            String[] signed = PaysyncInstance.signatureHeaders(
+                    body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
+            String[] headers = java.util.Arrays.copyOf(signed, signed.length + 2);
+            headers[signed.length] = "traceparent";
+            headers[signed.length + 1] = CALLER_PARENT;
+            assertThat(app.post("/api/payments/callback", "application/json", body, headers)
+                            .outcome())
+                    .isEqualTo("paid");
+
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(names(inTrace(CALLER_TRACE)))
+                            .as("spans received: %s", receiver.spans())
+                            .contains("orders-api-create-order-bean", "payment-callback-verify-and-apply-process"));
+            List<Received> spans = inTrace(CALLER_TRACE);
+            assertThat(spans)
+                    .as("every span of the callback and the order's creation continues the caller's trace")
+                    .allSatisfy(s -> assertThat(s.traceId()).isEqualTo(CALLER_TRACE));
+            assertThat(spans)
+                    .as("the route's span names the route, as Hawtio does")
+                    .anySatisfy(s -> assertThat(s.attributes()).containsEntry("camel.route.id", "payment-callback"))
+                    .as("the step that applied the payment names the order and the outcome")
+                    .anySatisfy(s -> assertThat(s.attributes())
+                            .containsEntry("paysync.order.number", "TR-1")
+                            .containsEntry("paysync.outcome", "paid"));
+            // The callback's latency histogram names this trace as the exemplar of the bucket it fell in.
+            String openMetrics = app.get("/observe/metrics", "Accept", TracingTest.PROMETHEUS_ACCEPT)
+                    .body();
+            assertThat(openMetrics)
+                    .containsPattern("paysync_callback_duration_seconds_bucket\\{[^}]*\\} \\d+ # \\{[^}]*trace_id=\""
+                            + CALLER_TRACE + "\"");
+            // Prometheus' text format has no exemplars, and is still served as before.
+            PaysyncInstance.Response text = app.get("/observe/metrics");
+            assertThat(text.status()).isEqualTo(200);
+            assertThat(text.body())
+                    .contains("paysync_callback_duration_seconds_bucket")
+                    .doesNotContain("trace_id");
+            assertThat(spans.get(0).resource())
+                    .containsEntry("service.name", "paysync")
+                    .containsKey("service.instance.id");
+        }
+    }
+
+    @Test
+    void should_put_no_secret_in_any_span() throws Exception {
+        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), tracingTo(receiver))) {
+            app.createOrder("SEC-1", "5.00", "EUR");
+            app.callback("SEC-1", "gw_SEC-1", "5.00", "EUR", "succeeded");
+            // Refused callbacks too: a bad signature, and one signed with a secret Paysync does not know.
+            byte[] body = PaysyncInstance.callbackBody("SEC-1", "gw_SEC-1", "5.00", "EUR", "succeeded")
+                    .getBytes();
+            app.post(
+                    "/api/payments/callback",
+                    "application/json",
+                    body,
+                    PaysyncInstance.signatureHeaders(
+                            body,
+                            PaysyncInstance.UNKNOWN_SECRET,
+                            java.time.Instant.now().getEpochSecond()));
+            app.get("/api/admin/stats", app.admin());
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() ->
+                            receiver.spans().stream().anyMatch(s -> s.name().startsWith("payment-callback")));
+        }
+        String everything = receiver.spans().stream()
+                .map(s -> s.name() + " " + s.attributes() + " " + s.events())
+                .collect(Collectors.joining("\n"));
+        assertThat(LogHygiene.leaks(everything)).isEmpty();
+        assertThat(everything).doesNotContainIgnoringCase("webhook-signature").doesNotContain("Bearer ");
+    }
+
+    @Test
+    void should_refuse_to_start_with_a_protocol_or_ratio_it_cannot_use_naming_the_setting() {
+        Map<String, String> grpc = new java.util.HashMap<>(tracingTo(receiver));
+        grpc.put("paysync.tracing.protocol", "grpc");
+        assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), grpc))
+                .hasMessageContaining("paysync.tracing.protocol must be http/protobuf (was 'grpc')");
+        Map<String, String> ratio = new java.util.HashMap<>(tracingTo(receiver));
+        ratio.put("paysync.tracing.sampling-ratio", "1.5");
+        assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), ratio))
+                .hasMessageContaining("paysync.tracing.sampling-ratio must be a number from 0 to 1 (was '1.5')");
+    }
+
+    List<Received> inTrace(String traceId) {
+        return receiver.spans().stream()
+                .filter(s -> s.traceId().equals(traceId))
+                .toList();
+    }
+
+    static Set<String> names(List<Received> spans) {
+        return spans.stream().map(Received::name).collect(Collectors.toSet());
+    }
+
+    /** The SDK's span export thread (one per runtime with tracing on). */
+    static Set<Long> exporterThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.isAlive() && t.getName().startsWith("BatchSpanProcessor"))
+                .map(Thread::getId)
+                .collect(Collectors.toSet());
+    }
+}
