@@ -556,7 +556,8 @@ public abstract class InterleavingSuite {
                                 .addValue("transactionId", "gw-" + order)
                                 .addValue("now", Database.utc(T0.plusMillis(500)))
                                 .addValue("currency", "EUR")
-                                .addValue("amount", new BigDecimal("19.99"))));
+                                .addValue("amount", new BigDecimal("19.99"))
+                                .addValue("traceParent", null)));
     }
 
     private String markFailed(Connection c, String order) {
