@@ -16,6 +16,10 @@
 # What-if: B1_BURN_US=N adds a third HTTP cell, "burn": the same handler spending N us more CPU per callback on its
 # worker thread, in every round beside the other two. With N = Paysync's extra server CPU per callback (the
 # side-by-side profile, bench/profile-b1-compare.sh), it tells whether that CPU alone gives Paysync's tail at 80 %.
+# Tracing: B1_TRACING=1 adds two more Paysync cells with tracing on, "traced" (sampling ratio 1.0) and "sampled" (0.1),
+# exporting over OTLP/HTTP to bench/ingest's OtlpSink (a real endpoint decoding every export, on this machine, so its
+# CPU counts in the machine's column); "paysync" is then the same jar with tracing off. B1_BEFORE_JAR=<jar> adds a
+# cell "before": another build of Paysync (say, the one before a change) beside this one, on the same database.
 # Writes target/bench/b1.md.
 # Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
 source "$(dirname "$0")/common.sh"
@@ -30,7 +34,11 @@ WARM=${B1_WARM:-60}        # seconds of wrk before the measured runs, per cell (
 FIXED_WARM=${B1_FIXED_WARM:-15}
 SLICE=${B1_SLICE:-200000}  # orders signed for one wrk run: more than a run can use
 BURN_US=${B1_BURN_US:-0}
-HTTP_CELLS=2; [ "$BURN_US" -gt 0 ] && HTTP_CELLS=3
+TRACING=${B1_TRACING:-0}
+BEFORE_JAR=${B1_BEFORE_JAR:-}
+HTTP_CELLS=2; [ "$BURN_US" -gt 0 ] && HTTP_CELLS=$((HTTP_CELLS + 1))
+[ "$TRACING" = 1 ] && HTTP_CELLS=$((HTTP_CELLS + 2))
+[ -n "$BEFORE_JAR" ] && HTTP_CELLS=$((HTTP_CELLS + 1))
 FIXED_MAX_RATE=${B1_FIXED_MAX_RATE:-4000} # the most a fixed-rate run may offer (80 % of a 5,000 req/s peak); it
                                           # sizes the orders seeded: raise it where the peak is higher, or the 80 %
                                           # runs are refused
@@ -41,6 +49,10 @@ ORDERS=${B1_ORDERS:-$(( HTTP_CELLS * ((1 + REPS) * SLICE + FIXED_REPS * (SECS + 
 PGBENCH_ORDERS=${B1_PGBENCH_ORDERS:-2400000}
 BASE_PORT=$((BENCH_PORT + 2))
 BURN_PORT=$((BENCH_PORT + 3))
+TRACED_PORT=$((BENCH_PORT + 4))
+SAMPLED_PORT=$((BENCH_PORT + 5))
+SINK_PORT=$((BENCH_PORT + 6))
+BEFORE_PORT=$((BENCH_PORT + 7))
 INGEST=bench/ingest/target
 mvn -q -B -ntp -f bench/ingest/pom.xml package # every time, as build_bench_tools: never a stale peer or client
 CP="$INGEST/classes:$INGEST/lib/*"
@@ -103,6 +115,7 @@ run() {
   sign "$NEXT" "$SLICE" > "$OUT/callbacks.txt"; NEXT=$((NEXT + SLICE))
   q "CHECKPOINT" > /dev/null
   stats_begin "$pid"
+  local sink_before; sink_before=$(sink_counts)
   B1_THREADS=2 B1_REQUESTS="$OUT/callbacks.txt" /usr/bin/time -f "%U %S" -o "$OUT/b1-client-cpu.txt" \
     wrk -t2 -c"$CONNS" -d"${SECS}s" --latency -s bench/callbacks.lua "http://127.0.0.1:$port" > "$OUT/b1-$name-$rep.txt"
   read -r paid cpr spr wpr cpu client rest machine <<< "$(stats_end "$pid" "$(awk '{print $1 + $2}' "$OUT/b1-client-cpu.txt")")"
@@ -112,6 +125,11 @@ run() {
   err=$(awk '/non-2xx or socket errors/ {print $NF}' "$OUT/b1-$name-$rep.txt")
   echo "| $name | $rep | $rps | $paid | $err | $lat | $cpr | $spr | $wpr | $cpu | $client | $rest | $machine |" >> "$RESULT.peak"
   echo "$rps" >> "$OUT/b1-$name-rates.txt"
+  if [ "$TRACING" = 1 ]; then # what reached the collector for this run's callbacks, once its exporter had sent them
+    sleep 6 # the batch span processor's 5 s schedule
+    python3 -c "b = '$sink_before'.split(); a = '$(sink_counts)'.split(); p = max($paid, 1)
+print('| $name | $rep | %.2f | %.0f | %d | %d |' % ((int(a[1]) - int(b[1])) / p, (int(a[2]) - int(b[2])) / p, int(a[0]) - int(b[0]), int(a[3]) - int(b[3])))" >> "$RESULT.sink"
+  fi
 }
 
 median() { sort -n "$OUT/b1-$1-rates.txt" | sed -n "$(( (REPS + 1) / 2 ))p"; }
@@ -143,14 +161,37 @@ fixed() { # fixed NAME PORT RATE PID CELL
 
 : > "$RESULT.peak"
 : > "$RESULT.check"
+: > "$RESULT.sink"
 exec 9> /tmp/paysync-bench.lock; flock 9
 # Whatever ends the script (a refused fixed-rate run, a failed step) stops the servers it started.
-trap 'stop_paysync; kill ${BASE_PID:-} ${BURN_PID:-} 2> /dev/null || true' EXIT
+trap 'stop_paysync; kill ${BASE_PID:-} ${BURN_PID:-} ${TRACED_PID:-} ${SAMPLED_PID:-} ${SINK_PID:-} ${BEFORE_PID:-} 2> /dev/null || true' EXIT
+
+# start_more NAME PORT [VAR=value...]: one more Paysync cell (common.sh's start_paysync on another port, with the
+# settings given) beside the first; prints its pid once it is ready.
+start_more() {
+  local name=$1 port=$2 saved_pid=$PAYSYNC_PID pid
+  shift 2
+  env "$@" BENCH_PORT="$port" BENCH_JAVA_OPTS="${BENCH_JAVA_OPTS:-} $(safepoints "$name")" \
+    bash -c 'source bench/common.sh; start_paysync "$0"; wait_ready > /dev/null && echo "$PAYSYNC_PID"' \
+    "$OUT/b1-$name.log" 9>&-
+}
 
 # 1. Paysync and the plain Vert.x handler, side by side on one database, their runs alternating
 seed "$ORDERS"
 rm -f "$OUT"/b1-*-rates.txt
 BENCH_JAVA_OPTS="${BENCH_JAVA_OPTS:-} $(safepoints paysync)" start_paysync "$OUT/b1-paysync.log"; wait_ready > /dev/null
+if [ "$TRACING" = 1 ]; then
+  java -cp "$CP" io.paysync.bench.OtlpSink "$SINK_PORT" > "$OUT/b1-sink.log" 2>&1 9>&- & SINK_PID=$!
+  until grep -qs started "$OUT/b1-sink.log"; do kill -0 "$SINK_PID" || exit 1; sleep 0.1; done
+  TRACED_PID=$(start_more traced "$TRACED_PORT" PAYSYNC_TRACING_ENABLED=true \
+    PAYSYNC_TRACING_ENDPOINT="http://127.0.0.1:$SINK_PORT" PAYSYNC_TRACING_SAMPLING_RATIO=1.0)
+  SAMPLED_PID=$(start_more sampled "$SAMPLED_PORT" PAYSYNC_TRACING_ENABLED=true \
+    PAYSYNC_TRACING_ENDPOINT="http://127.0.0.1:$SINK_PORT" PAYSYNC_TRACING_SAMPLING_RATIO=0.1)
+fi
+if [ -n "$BEFORE_JAR" ]; then
+  # its own copy of the jar and no class data sharing archive: the archive belongs to this build's jar
+  BEFORE_PID=$(start_more before "$BEFORE_PORT" BENCH_CDS=off BENCH_JAR="$BEFORE_JAR")
+fi
 if [ "${B1_ONLY:-}" != paysync ]; then
   start_vertx_baseline "$BASE_PORT" "$OUT/b1-vertx.log" "$(safepoints vertx)"; BASE_PID=$BASE_STARTED_PID
   if [ "$BURN_US" -gt 0 ]; then
@@ -162,10 +203,22 @@ cells() { # the order each round runs them in
   echo paysync
   [ "${B1_ONLY:-}" = paysync ] && return
   echo vertx
-  [ "$BURN_US" -gt 0 ] && echo burn || true
+  [ "$BURN_US" -gt 0 ] && echo burn
+  [ "$TRACING" = 1 ] && echo traced && echo sampled
+  [ -n "$BEFORE_JAR" ] && echo before
+  true
 }
-port_of() { case "$1" in paysync) echo "$BENCH_PORT" ;; vertx) echo "$BASE_PORT" ;; burn) echo "$BURN_PORT" ;; esac; }
-pid_of() { case "$1" in paysync) echo "$PAYSYNC_PID" ;; vertx) echo "$BASE_PID" ;; burn) echo "$BURN_PID" ;; esac; }
+port_of() {
+  case "$1" in paysync) echo "$BENCH_PORT" ;; vertx) echo "$BASE_PORT" ;; burn) echo "$BURN_PORT" ;;
+    traced) echo "$TRACED_PORT" ;; sampled) echo "$SAMPLED_PORT" ;; before) echo "$BEFORE_PORT" ;; esac
+}
+pid_of() {
+  case "$1" in paysync) echo "$PAYSYNC_PID" ;; vertx) echo "$BASE_PID" ;; burn) echo "$BURN_PID" ;;
+    traced) echo "$TRACED_PID" ;; sampled) echo "$SAMPLED_PID" ;; before) echo "$BEFORE_PID" ;; esac
+}
+sink_counts() { # requests spans bytes errors, as the sink has them now
+  if [ "$TRACING" = 1 ]; then curl -fs "http://127.0.0.1:$SINK_PORT/counts"; else echo "0 0 0 0"; fi
+}
 for c in $(cells); do warm "$c" "$(port_of "$c")"; done
 for rep in $(seq 1 "$REPS"); do
   for c in $(cells); do run "$c" "$(port_of "$c")" "$(pid_of "$c")" "$rep"; done
@@ -184,7 +237,11 @@ for pct in 50 80; do
 done
 consistent "$(cells | paste -sd, | sed 's/,/ and /g') (one database)"
 stop_paysync
-kill "$BASE_PID" ${BURN_PID:-}; wait "$BASE_PID" ${BURN_PID:-} 2>/dev/null || true
+kill "$BASE_PID" ${BURN_PID:-} ${TRACED_PID:-} ${SAMPLED_PID:-} ${SINK_PID:-} ${BEFORE_PID:-}
+wait "$BASE_PID" ${BURN_PID:-} ${SINK_PID:-} 2>/dev/null || true
+for p in ${TRACED_PID:-} ${SAMPLED_PID:-} ${BEFORE_PID:-}; do # started by start_more: not this shell's children
+  while kill -0 "$p" 2> /dev/null; do sleep 0.2; done
+done
 
 # 3. pgbench, same UPDATE and history row, same concurrency
 seed "$PGBENCH_ORDERS"
@@ -247,6 +304,28 @@ p99() { p99s "$1" | tr ' ' '\n' | sed -n "$(( (FIXED_REPS + 1) / 2 ))p"; } # the
   # its latencies are then queueing time, not service time, and its p99 says so rather than how fast a request is.
   echo "fixed-rate runs that fell behind (recorded < 98 % of the offered rate): $(awk -F'|' '$3 + 0 > 0 && $4 < 0.98 * $3 {gsub(/ /, "", $2); printf "%s ", $2}' "$FIXED")"
   echo "p99 paysync / vertx, medians of $FIXED_REPS runs: at 50 %: $(ratio "$(p99 paysync-at-50pct)" "$(p99 vertx-at-50pct)"), at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 vertx-at-80pct)") (target <= 1.2)"
+  if [ "$TRACING" = 1 ]; then
+    echo
+    echo "Tracing: peaks (medians) paysync (off) $PAYSYNC_PEAK, traced (1.0) $(median traced), sampled (0.1) $(median sampled) req/s;"
+    echo "traced / paysync: $(ratio "$(median traced)" "$PAYSYNC_PEAK"), sampled / paysync: $(ratio "$(median sampled)" "$PAYSYNC_PEAK")"
+    for pct in 50 80; do
+      echo "p99 at $pct % (ms, each run): traced $(p99s "traced-at-${pct}pct"); sampled $(p99s "sampled-at-${pct}pct")"
+    done
+    echo "p99 traced / paysync, medians: at 50 %: $(ratio "$(p99 traced-at-50pct)" "$(p99 paysync-at-50pct)"), at 80 %:" \
+      "$(ratio "$(p99 traced-at-80pct)" "$(p99 paysync-at-80pct)"); sampled / paysync: at 50 %:" \
+      "$(ratio "$(p99 sampled-at-50pct)" "$(p99 paysync-at-50pct)"), at 80 %: $(ratio "$(p99 sampled-at-80pct)" "$(p99 paysync-at-80pct)")"
+    echo
+    echo "What reached the collector per peak run (bench/ingest OtlpSink; spans and bytes per paid callback, exports, refused):"
+    echo
+    echo "| cell | run | spans/callback | bytes/callback | exports | refused |"
+    echo "|---|---|---|---|---|---|"
+    cat "$RESULT.sink"
+  fi
+  if [ -n "$BEFORE_JAR" ]; then
+    echo "before ($BEFORE_JAR): peak $(median before) req/s; paysync / before: $(ratio "$PAYSYNC_PEAK" "$(median before)");" \
+      "p99 paysync / before, medians: at 50 %: $(ratio "$(p99 paysync-at-50pct)" "$(p99 before-at-50pct)")," \
+      "at 80 %: $(ratio "$(p99 paysync-at-80pct)" "$(p99 before-at-80pct)")"
+  fi
   if [ "$BURN_US" -gt 0 ]; then
     echo "what-if, the handler with $BURN_US us more CPU per callback (burn): peak $(median burn) req/s;" \
       "p99 at 50 %: $(p99s burn-at-50pct); at 80 %: $(p99s burn-at-80pct)"

@@ -42,7 +42,7 @@ check_cds() {
   fi
 }
 
-# start_paysync <log>: BENCH_JAVA (default: java on the PATH), prod profile, sync and expiry off (B1 measures the callback alone); sets PAYSYNC_PID.
+# start_paysync <log>: BENCH_JAVA (default: java on the PATH), BENCH_JAR (default: this build's), prod profile, sync and expiry off (B1 measures the callback alone); sets PAYSYNC_PID.
 start_paysync() {
   CAMEL_MAIN_PROFILE=prod CAMEL_SERVER_PORT=$BENCH_PORT CAMEL_MANAGEMENT_PORT=$BENCH_PORT \
   PAYSYNC_DB_URL="jdbc:postgresql://$PGHOST:5432/$BENCH_DB" PAYSYNC_DB_USERNAME=$PGUSER PAYSYNC_DB_PASSWORD= \
@@ -50,7 +50,7 @@ start_paysync() {
   PAYSYNC_GATEWAY_WEBHOOK_SECRET="$BENCH_SECRET" PAYSYNC_ADMIN_TOKEN=bench-admin-token-0123456789 \
   PAYSYNC_API_TOKEN=bench-shop-token-0123456789 \
   PAYSYNC_THIRD_PARTY_URL=http://127.0.0.1:9/unused PAYSYNC_SYNC_ENABLED=false PAYSYNC_PAYMENT_EXPIRY_ENABLED=false \
-  ${BENCH_JAVA:-java} $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar target/paysync.jar > "$1" 2>&1 9>&- &  # 9>&-: a server left running must not hold the bench lock
+  ${BENCH_JAVA:-java} $CDS_OPTS ${BENCH_JAVA_OPTS:-} -jar "${BENCH_JAR:-target/paysync.jar}" > "$1" 2>&1 9>&- &  # 9>&-: a server left running must not hold the bench lock
   PAYSYNC_PID=$!
 }
 
