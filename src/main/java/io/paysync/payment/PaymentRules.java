@@ -224,12 +224,14 @@ public final class PaymentRules {
         }
         requireFinal(current);
         if (current.paymentStatus() == PaymentStatus.Cancelled) {
-            // Money for an order the shop gave up on: never Paid, never sent as paid; an operator refunds it.
+            // Money for an order the shop gave up on: never Paid, never sent as paid; an operator refunds it. The
+            // transaction is in the detail so that a repeating source records each payment once, not all as one.
             anomaly(
                     source,
                     SUCCESS_AFTER_CANCEL,
                     news,
-                    source.says() + "succeeded, but the order is Cancelled: refund the payment at the gateway");
+                    source.says() + "transaction " + transactionId
+                            + " succeeded, but the order is Cancelled: refund it at the gateway");
             throw notPending(current);
         }
         anomaly(
