@@ -336,6 +336,34 @@ async function scenario(page) {
       'history: ' + h.text);
   });
 
+  await step('cancel a Pending order for the shop; a payment after it is refused and shown as an anomaly', async () => {
+    const number = 'E2E-CANCEL-' + run;
+    await createOrder(number, '6.00');
+    await page.fill('#order-number', number);
+    await page.click('#lookup-button');
+    await page.locator('#order-fields dd[data-field="paymentStatus"]', { hasText: 'Pending' }).waitFor();
+    await page.locator('#cancel-form').waitFor();
+    await page.fill('#cancel-reason', 'e2e: the customer called to cancel');
+    page.once('dialog', (dialog) => dialog.accept());
+    await page.click('#cancel-button');
+    await page.locator('#order-fields dd[data-field="paymentStatus"]', { hasText: 'Cancelled' }).waitFor();
+    await message.filter({ hasText: `Order ${number}: cancelled` }).waitFor();
+    check(await page.locator('#cancel-form').isHidden(), 'the cancel form is still offered for a final order');
+    check(await page.locator('#close-form').isHidden(), 'the close form is still offered for a final order');
+    await page.locator('#transition-rows tr[data-machine="payment"][data-from="Pending"][data-to="Cancelled"]')
+      .waitFor();
+    const h = await http('GET', '/api/admin/orders/' + encodeURIComponent(number) + '/history', { headers: admin });
+    const cancelled = (h.json.transitions || []).find((t) => t.to === 'Cancelled');
+    check(cancelled && cancelled.actor === 'operator' && cancelled.detail.includes('e2e: the customer called'),
+      'history: ' + h.text);
+    const late = await callback(number, 'gw_e2e_cancel_' + run, '6.00');
+    check(late.status === 409 && late.json && late.json.error === 'order-not-pending',
+      `a success after the cancel: ${late.status} ${late.text}`);
+    await page.click('#refresh');
+    await page.locator('#anomaly-rows tr', { hasText: number }).filter({ hasText: 'success-after-cancel' }).waitFor();
+    check((await order(number)).paymentStatus === 'Cancelled', 'the order left Cancelled');
+  });
+
   await step('screenshot ' + path.relative(REPO, SCREENSHOT), async () => {
     fs.mkdirSync(path.dirname(SCREENSHOT), { recursive: true });
     await page.screenshot({ path: SCREENSHOT, fullPage: true });

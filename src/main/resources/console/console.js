@@ -323,11 +323,15 @@
     await history(orderNumber);
   }
 
-  // An order left Pending can be settled by hand, as Failed or Expired, with a reason for its history.
+  // An order left Pending can be settled by hand, as Failed or Expired, or cancelled for the shop, each with a reason
+  // for its history.
   function showClose(order) {
-    const form = $('close-form');
-    form.hidden = !(order && order.paymentStatus === 'Pending');
+    const pending = Boolean(order && order.paymentStatus === 'Pending');
+    $('close-form').hidden = !pending;
+    $('cancel-form').hidden = !pending;
+    $('close-cancel-hint').hidden = !pending;
     $('close-reason').value = '';
+    $('cancel-reason').value = '';
   }
 
   async function closeOrder() {
@@ -345,6 +349,37 @@
       sayError(e);
     }
     await lookUp(orderNumber);
+  }
+
+  async function cancelOrder() {
+    const orderNumber = $('order-result').dataset.order;
+    const reason = $('cancel-reason').value.trim();
+    if (!reason) {
+      say('Give the reason for cancelling ' + orderNumber, 'error');
+      return;
+    }
+    const ok = window.confirm('Cancel order ' + orderNumber + ' for the shop?\n\nA payment that arrives later will '
+      + 'not make it Paid: it becomes an anomaly, and the money is to be refunded.');
+    if (!ok) {
+      return;
+    }
+    let done = null;
+    let failed = null;
+    try {
+      const answer = await api('POST', '/admin/orders/' + enc(orderNumber) + '/cancel',
+        { admin: true, body: { reason } });
+      done = 'Order ' + orderNumber + ': '
+        + (answer && answer.outcome === 'already-cancelled' ? 'was cancelled already' : 'cancelled');
+    } catch (e) {
+      failed = e;
+    }
+    // Shown after the order is read again, which clears the message line.
+    await lookUp(orderNumber);
+    if (failed) {
+      sayError(failed);
+    } else {
+      say(done, 'ok');
+    }
   }
 
   async function history(orderNumber) {
@@ -478,6 +513,10 @@
     $('close-form').addEventListener('submit', (event) => {
       event.preventDefault();
       closeOrder();
+    });
+    $('cancel-form').addEventListener('submit', (event) => {
+      event.preventDefault();
+      cancelOrder();
     });
     $('lookup-form').addEventListener('submit', (event) => {
       event.preventDefault();

@@ -21,6 +21,7 @@ import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackLog;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.GatewaySimulator;
+import io.paysync.payment.OrderCancellation;
 import io.paysync.payment.PaymentCallbackHandler;
 import io.paysync.payment.PaymentExpiry;
 import io.paysync.payment.PaymentReconciliation;
@@ -199,11 +200,13 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                                 + " webhook-id is stored already")
                                         .register(Observability.meterRegistry(context))),
                         Observability.callbackDuration(Observability.meterRegistry(context))));
+        registry.bind("orderCancellation", new OrderCancellation(rules, orders));
         registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
         registry.bind(
                 "adminApi",
                 new AdminApi(
                         orders,
+                        rules,
                         new OperatorActions(database, clock),
                         sendKeys,
                         database,

@@ -1,6 +1,7 @@
 -- Atomically claims up to :#batchSize due orders for this worker (run by camel-sql; :#name reads a header).
 -- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
--- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
+-- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1):
+-- Failed, Expired and Cancelled, sent as not paid. A Cancelled order is never sent as paid: it is never Paid.
 -- Oldest first per payment status: the order of ix_orders_sync_claimable (payment_status, id), as on PostgreSQL.
 -- SKIP LOCKED: concurrent workers never wait for each other and never get the same row.
 -- taken_over_claim: the claim whose expired lease this one takes over (NULL for a Pending order), for the history;
@@ -20,7 +21,7 @@ FROM FINAL TABLE (
         WHERE ((sync_status = 'Pending' AND (next_attempt_at IS NULL OR next_attempt_at <= :#now))
                OR (sync_status = 'Processing' AND lease_until < :#now))
           AND (payment_status = 'Paid'
-               OR (:#includeFinalFailures = 1 AND payment_status IN ('Failed', 'Expired')))
+               OR (:#includeFinalFailures = 1 AND payment_status IN ('Failed', 'Expired', 'Cancelled')))
         ORDER BY payment_status, id
         FETCH FIRST :#batchSize ROWS ONLY
         FOR UPDATE SKIP LOCKED))

@@ -1,6 +1,7 @@
 -- Atomically claims up to :#batchSize due orders for this worker (run by camel-sql; :#name reads a header).
 -- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
--- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
+-- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1):
+-- Failed, Expired and Cancelled, sent as not paid. A Cancelled order is never sent as paid: it is never Paid.
 -- SKIP LOCKED: concurrent workers never wait for each other and never get the same row.
 -- taken_over_claim: the claim whose expired lease this one takes over (NULL for a Pending order), for the history;
 -- like every right-hand side of a SET, its CASE reads the row as it was before this update.
@@ -20,7 +21,8 @@ WHERE id IN (
     FROM orders
     WHERE ((sync_status = 'Pending' AND (next_attempt_at IS NULL OR next_attempt_at <= :#now))
            OR (sync_status = 'Processing' AND lease_until < :#now))
-      AND payment_status = ANY (CASE WHEN :#includeFinalFailures = 1 THEN ARRAY['Paid', 'Failed', 'Expired']
+      AND payment_status = ANY (CASE WHEN :#includeFinalFailures = 1
+                                     THEN ARRAY['Paid', 'Failed', 'Expired', 'Cancelled']
                                      ELSE ARRAY['Paid'] END)
     ORDER BY payment_status, id
     LIMIT :#batchSize

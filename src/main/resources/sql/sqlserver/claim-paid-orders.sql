@@ -1,6 +1,7 @@
 -- Atomically claims up to :#batchSize due orders for this worker (run by camel-sql; :#name reads a header).
 -- Due: payment final and SyncStatus Pending whose next attempt has come, or Processing whose lease expired.
--- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1).
+-- Only Paid payments are sent, unless the business also records final failures (includeFinalFailures = 1):
+-- Failed, Expired and Cancelled, sent as not paid. A Cancelled order is never sent as paid: it is never Paid.
 -- Oldest first per payment status: the order of ix_orders_sync_claimable (payment_status, id), as on PostgreSQL.
 -- The design note's statement: a CTE over TOP (n) ... ORDER BY with UPDLOCK (claimers serialise on a row),
 -- READPAST (skip rows another claimer holds) and ROWLOCK (no page locks that READPAST cannot skip), updated
@@ -15,7 +16,7 @@ WITH batch AS (
     WHERE ((sync_status = N'Pending' AND (next_attempt_at IS NULL OR next_attempt_at <= :#now))
            OR (sync_status = N'Processing' AND lease_until < :#now))
       AND (payment_status = N'Paid'
-           OR (:#includeFinalFailures = 1 AND payment_status IN (N'Failed', N'Expired')))
+           OR (:#includeFinalFailures = 1 AND payment_status IN (N'Failed', N'Expired', N'Cancelled')))
     ORDER BY payment_status, id
 )
 UPDATE batch

@@ -12,6 +12,8 @@ import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.OrderRepository.Counts;
 import io.paysync.order.PaymentStatus;
+import io.paysync.payment.OrderCancellation;
+import io.paysync.payment.PaymentRules;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -31,6 +33,7 @@ public class AdminApi {
     private static final Pattern FINGERPRINT = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
     private final OrderRepository orders;
+    private final PaymentRules rules;
     private final OperatorActions sync;
     private final IdempotentRepository sendKeys;
     private final OrderHistory history;
@@ -39,9 +42,15 @@ public class AdminApi {
 
     /** @param operator the operators' user name, written with their actions in the history */
     public AdminApi(
-            OrderRepository orders, OperatorActions sync, IdempotentRepository sendKeys, Database db, String operator) {
+            OrderRepository orders,
+            PaymentRules rules,
+            OperatorActions sync,
+            IdempotentRepository sendKeys,
+            Database db,
+            String operator) {
         this.operator = operator;
         this.orders = orders;
+        this.rules = rules;
         this.sync = sync;
         this.sendKeys = sendKeys;
         this.history = new OrderHistory(db);
@@ -141,10 +150,7 @@ public class AdminApi {
             case "Expired" -> PaymentStatus.Expired;
             default -> throw ApiException.malformed("Field 'paymentStatus' must be \"Failed\" or \"Expired\"");
         };
-        String reason = OrderApi.text(body.get("reason"), "reason", 500);
-        if (reason.chars().anyMatch(Character::isISOControl)) {
-            throw ApiException.malformed("Field 'reason' must be one line of text");
-        }
+        String reason = reason(body);
         TransitionLog.Cause cause = TransitionLog.Cause.operator("close " + to.name());
         if (!orders.closePending(orderNumber, to, cause, "closed by " + operator + ": " + reason)) {
             Order order = orders.find(orderNumber).orElseThrow();
@@ -154,6 +160,31 @@ public class AdminApi {
                     "Order " + orderNumber + " is " + order.paymentStatus() + ", not Pending");
         }
         return ApiReply.ok(orders.find(orderNumber).orElseThrow().view());
+    }
+
+    /**
+     * {@code POST /api/admin/orders/{orderNumber}/cancel} with {@code {"reason": "..."}}: an operator cancels an order
+     * still Pending on the shop's behalf, by the shop's own rule ({@link PaymentRules#cancel}), with the reason in its
+     * history. Unlike {@link #close}, which settles an order the gateway never answered for, a cancel is the shop's
+     * decision that it no longer wants the payment: a success after it is an anomaly, never a Paid order.
+     */
+    public ApiReply cancel(Exchange exchange) {
+        String orderNumber = orderNumber(exchange);
+        RequestChecks.requireJson(exchange);
+        ObjectNode body = Json.readObject(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES));
+        String reason = reason(body);
+        String outcome = rules.cancel(
+                orderNumber, TransitionLog.Cause.operator("cancel"), "cancelled by " + operator + ": " + reason);
+        return OrderCancellation.reply(outcome, orders, orderNumber);
+    }
+
+    /** The operator's required reason: one line of 1 to 500 characters, for the history. */
+    private static String reason(ObjectNode body) {
+        String reason = OrderApi.text(body.get("reason"), "reason", 500);
+        if (reason.chars().anyMatch(Character::isISOControl)) {
+            throw ApiException.malformed("Field 'reason' must be one line of text");
+        }
+        return reason;
     }
 
     private String orderNumber(Exchange exchange) {

@@ -13,12 +13,16 @@ import org.springframework.jdbc.core.namedparam.SqlParameterSource;
  */
 public final class TransitionLog {
 
-    /** Who made a transition: the gateway's callback, a sync worker, the expiry job, or an operator. */
+    /**
+     * Who made a transition: the gateway's callback, a sync worker, the expiry job, an operator, or the shop's backend
+     * through the orders API.
+     */
     public static final String GATEWAY = "gateway";
 
     public static final String WORKER = "worker";
     public static final String EXPIRY = "expiry";
     public static final String OPERATOR = "operator";
+    public static final String SHOP = "shop";
     /** The shop's own writers before Paysync: its table's row as the cutover or the intake found it. */
     public static final String LEGACY = "legacy";
 
@@ -64,6 +68,11 @@ public final class TransitionLog {
         /** An operator's action through the operator API ({@code action}: what they asked for). */
         public static Cause operator(String action) {
             return new Cause("operator " + action, OPERATOR, null, null, null, null, null);
+        }
+
+        /** The shop's backend, through the orders API ({@code action}: what it asked for). */
+        public static Cause shop(String action) {
+            return new Cause("shop " + action, SHOP, null, null, null, null, null);
         }
 
         /** What the shop's table said ({@code text}: which row, and of what). */

@@ -11,7 +11,7 @@ import java.util.TreeSet;
 public record WriteBack(Set<String> conclusions) {
 
     /** The conclusions a shop's table can be told, by the transition that makes them. */
-    public static final Set<String> KNOWN = Set.of("Paid", "Failed", "Expired", "Completed");
+    public static final Set<String> KNOWN = Set.of("Paid", "Failed", "Expired", "Cancelled", "Completed");
 
     public static final WriteBack OFF = new WriteBack(Set.of());
 

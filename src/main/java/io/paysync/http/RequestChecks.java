@@ -25,6 +25,16 @@ public final class RequestChecks {
                 || (mediaType.startsWith("application/") && mediaType.endsWith("+json"));
     }
 
+    /**
+     * 400 when a request that takes no body came with one: what it says would be ignored, and a client that sent it
+     * meant something this request does not do.
+     */
+    public static void requireNoBody(Exchange exchange) {
+        if (body(exchange, MAX_BODY_BYTES).length > 0) {
+            throw ApiException.malformed("This request takes no body");
+        }
+    }
+
     /** The exact bytes received, or 413 when there are more than {@code max}. */
     public static byte[] body(Exchange exchange, int max) {
         byte[] body = exchange.getMessage().getBody(byte[].class);

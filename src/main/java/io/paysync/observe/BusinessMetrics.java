@@ -49,8 +49,8 @@ public class BusinessMetrics implements SyncObserver {
     private static final Logger LOG = LoggerFactory.getLogger(BusinessMetrics.class);
 
     /** Kinds registered up front, so that {@code increase()} sees the first one. Others appear when first recorded. */
-    static final List<String> KNOWN_ANOMALY_KINDS =
-            List.of("amount-mismatch", "order-not-pending", "transaction-conflict", "sync-in-doubt");
+    static final List<String> KNOWN_ANOMALY_KINDS = List.of(
+            "amount-mismatch", "order-not-pending", "success-after-cancel", "transaction-conflict", "sync-in-doubt");
 
     static final List<String> BREAKER_STATES =
             List.of("CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED", "METRICS_ONLY");

@@ -40,13 +40,22 @@ public class OrderApi {
 
     /** {@code GET /api/orders/{orderNumber}}. */
     public ApiReply get(Exchange exchange) {
+        String orderNumber = pathOrderNumber(exchange);
+        return ApiReply.ok(orders.find(orderNumber)
+                .orElseThrow(() -> ApiException.unknownOrder(orderNumber))
+                .view());
+    }
+
+    /**
+     * The {@code {orderNumber}} of an {@code /api/orders/{orderNumber}...} path; one no order can have (outside the
+     * alphabet, too long) is {@code 404 unknown-order}, as an order that does not exist.
+     */
+    public static String pathOrderNumber(Exchange exchange) {
         String orderNumber = exchange.getMessage().getHeader("orderNumber", String.class);
         if (orderNumber == null || !ORDER_NUMBER.matcher(orderNumber).matches()) {
             throw ApiException.unknownOrder(String.valueOf(orderNumber));
         }
-        return ApiReply.ok(orders.find(orderNumber)
-                .orElseThrow(() -> ApiException.unknownOrder(orderNumber))
-                .view());
+        return orderNumber;
     }
 
     /** A required order number field: 1-64 characters of letters, digits and {@code . _ : -}. */

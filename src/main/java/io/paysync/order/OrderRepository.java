@@ -273,6 +273,29 @@ public class OrderRepository {
                 == 1;
     }
 
+    /**
+     * Pending -> Cancelled, the shop's decision ({@code cause}: its backend or an operator), with {@code detail} in the
+     * history, in one transaction; guarded on Pending as every payment transition. Returns the number of orders moved
+     * (0 or 1); 0 means the caller must decide from a read.
+     */
+    public int cancel(String orderNumber, TransitionLog.Cause cause, String detail) {
+        Instant now = now();
+        return inTransaction(() -> {
+            int rows = jdbc.update(db.sql("cancel-order"), new MapSqlParameterSource("orderNumber", orderNumber));
+            if (rows == 1) {
+                recordTransition(
+                        orderNumber,
+                        "payment",
+                        PaymentStatus.Pending.name(),
+                        PaymentStatus.Cancelled.name(),
+                        cause,
+                        detail,
+                        now);
+            }
+            return rows;
+        });
+    }
+
     public void recordAnomaly(String kind, String orderNumber, String transactionId, String webhookId, String detail) {
         anomalies.record(kind, orderNumber, transactionId, webhookId, detail, now());
     }

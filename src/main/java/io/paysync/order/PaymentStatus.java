@@ -1,11 +1,15 @@
 package io.paysync.order;
 
-/** The payment's state machine (docs/contract.md): Pending -> Paid, Failed or Expired; those three are final. */
+/**
+ * The payment's state machine (docs/contract.md): Pending -> Paid, Failed, Expired, or Cancelled (the shop's decision,
+ * taken by its backend or an operator); those four are final.
+ */
 public enum PaymentStatus {
     Pending,
     Paid,
     Failed,
-    Expired;
+    Expired,
+    Cancelled;
 
     public boolean isFinal() {
         return this != Pending;

@@ -16,7 +16,10 @@ import org.springframework.dao.DuplicateKeyException;
  * the gateway's status API, a settlement file's row. Each is a {@link Source}; the rules are the same for all: one
  * guarded UPDATE that checks state, amount and currency at once, and only when it moves nothing a read of the order to
  * say why (a duplicate is a success; a different amount, an order already final, or a transaction bound to another
- * order is refused with an anomaly an operator sees). Nothing is decided from a read taken before the UPDATE.
+ * order is refused with an anomaly an operator sees). Nothing is decided from a read taken before the UPDATE. The
+ * shop's own decision, cancelling an order still Pending ({@link #cancel}), is decided here by the same rule, so a
+ * cancel and a success racing for one order leave exactly one of them applied, and a success for a Cancelled order
+ * never moves it.
  *
  * <p>
  * Refusals are thrown as {@link ApiException}s with the callback's codes, so an HTTP source answers them as they are
@@ -28,6 +31,11 @@ public final class PaymentRules {
     public static final String OUTCOME_ALREADY_PAID = "already-paid";
     public static final String OUTCOME_FAILED = "failed";
     public static final String OUTCOME_IGNORED = "ignored";
+    public static final String OUTCOME_CANCELLED = "cancelled";
+    public static final String OUTCOME_ALREADY_CANCELLED = "already-cancelled";
+
+    /** The anomaly of a success for an order the shop cancelled: money nobody expects, to be refunded. */
+    public static final String SUCCESS_AFTER_CANCEL = "success-after-cancel";
 
     /** The cause the history records for a transition made on the gateway status API's answer. */
     public static final String RECONCILIATION_CAUSE = "reconciliation";
@@ -143,6 +151,44 @@ public final class PaymentRules {
     }
 
     /**
+     * Pending -> Cancelled, the shop's decision ({@code cause}: its backend or an operator; {@code detail}: for the
+     * history); returns the outcome or throws the refusal. Zero rows moved is decided from the order as it is then: a
+     * Cancelled order is the same decision again ({@code already-cancelled}, a success that changes nothing); a Paid
+     * one is refused with {@code 409 order-paid} (a paid order is refunded, never cancelled); a Failed or Expired one
+     * with {@code 409 order-final}; an unknown one with {@code 404 unknown-order}.
+     */
+    public String cancel(String orderNumber, TransitionLog.Cause cause, String detail) {
+        try {
+            String outcome =
+                    orders.cancel(orderNumber, cause, detail) == 1 ? OUTCOME_CANCELLED : unmovedCancel(orderNumber);
+            OrderTrace.outcome(orderNumber, outcome);
+            return outcome;
+        } catch (ApiException refused) {
+            OrderTrace.outcome(orderNumber, refused.code());
+            throw refused;
+        }
+    }
+
+    private String unmovedCancel(String orderNumber) {
+        Order current = current(orderNumber);
+        requireFinal(current);
+        return switch (current.paymentStatus()) {
+            case Cancelled -> OUTCOME_ALREADY_CANCELLED;
+            case Paid ->
+                throw new ApiException(
+                        409,
+                        "order-paid",
+                        "Order " + orderNumber + " is Paid: a paid order is not cancelled; refund it instead");
+            default ->
+                throw new ApiException(
+                        409,
+                        "order-final",
+                        "Order " + orderNumber + " is " + current.paymentStatus()
+                                + " already: there is nothing to cancel");
+        };
+    }
+
+    /**
      * A row of a batch that the batched statements did not move ({@link OrderRepository#markAll}): explained exactly
      * as after the single statement.
      */
@@ -177,6 +223,17 @@ public final class PaymentRules {
             throw transactionConflict(news, source, boundTo);
         }
         requireFinal(current);
+        if (current.paymentStatus() == PaymentStatus.Cancelled) {
+            // Money for an order the shop gave up on: never Paid, never sent as paid; an operator refunds it. The
+            // transaction is in the detail so that a repeating source records each payment once, not all as one.
+            anomaly(
+                    source,
+                    SUCCESS_AFTER_CANCEL,
+                    news,
+                    source.says() + "transaction " + transactionId
+                            + " succeeded, but the order is Cancelled: refund it at the gateway");
+            throw notPending(current);
+        }
         anomaly(
                 source,
                 "order-not-pending",
@@ -186,8 +243,14 @@ public final class PaymentRules {
                         + (current.paymentTransactionId() == null
                                 ? ""
                                 : " by transaction " + current.paymentTransactionId()));
-        throw new ApiException(
-                409, "order-not-pending", "Order " + orderNumber + " is " + current.paymentStatus() + ", not Pending");
+        throw notPending(current);
+    }
+
+    private static ApiException notPending(Order current) {
+        return new ApiException(
+                409,
+                "order-not-pending",
+                "Order " + current.orderNumber() + " is " + current.paymentStatus() + ", not Pending");
     }
 
     /**

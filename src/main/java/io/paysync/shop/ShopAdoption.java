@@ -56,10 +56,11 @@ public final class ShopAdoption {
         settings.routeInt("paysync.shop.writeback.period-ms", 1000, 10, 86_400_000);
         settings.routeInt("paysync.shop.watch.period-ms", 5000, 10, 86_400_000);
         WriteBack conclusions = WriteBack.parse(settings.getOrDefault(
-                WRITEBACK_CONCLUSIONS, String.join(",", List.of("Paid", "Completed", "Failed", "Expired"))));
+                WRITEBACK_CONCLUSIONS,
+                String.join(",", List.of("Paid", "Completed", "Failed", "Expired", "Cancelled"))));
         if (conclusions == null) {
             throw new InvalidSettingsException(List.of(WRITEBACK_CONCLUSIONS
-                    + " must list some of Paid, Completed, Failed, Expired, separated by commas"));
+                    + " must list some of Paid, Completed, Failed, Expired, Cancelled, separated by commas"));
         }
         checkSqlFiles(settings, database, intake, writeBack);
         int parallelism = settings.getInt("paysync.shop.intake.parallelism", 2, 1, 16);
@@ -154,7 +155,7 @@ public final class ShopAdoption {
 
     /**
      * The integrator's files of what is enabled, or the start is refused naming each missing: each route is made only
-     * when enabled, and reads all its files then (the write-back all four, a conclusion written back or not).
+     * when enabled, and reads all its files then (the write-back all five, a conclusion written back or not).
      */
     private static void checkSqlFiles(Settings settings, Database database, boolean intake, boolean writeBack) {
         if (!intake && !writeBack) {
@@ -168,7 +169,11 @@ public final class ShopAdoption {
         }
         if (writeBack) {
             needed.addAll(List.of(
-                    "writeback-paid.sql", "writeback-completed.sql", "writeback-failed.sql", "writeback-expired.sql"));
+                    "writeback-paid.sql",
+                    "writeback-completed.sql",
+                    "writeback-failed.sql",
+                    "writeback-expired.sql",
+                    "writeback-cancelled.sql"));
         }
         List<String> problems = new ArrayList<>();
         for (String file : needed) {

@@ -27,7 +27,8 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
  * round it asks the shop's table about the orders Paysync holds as not concluded, and a payment bit or a third-party
  * GUID there that Paysync did not write is an anomaly an operator sees within the round: the old timer job or web
  * service is still at work. A payment the old web service recorded is, when the integrator says so
- * ({@code paysync.shop.legacy-payments = accept}), a success applied by the same rules as every other source.
+ * ({@code paysync.shop.legacy-payments = accept}), a success applied by the same rules as every other source; one
+ * for an order Paysync holds as Cancelled goes to those rules whatever the setting, which never apply it.
  */
 public class ShopWatch {
 
@@ -126,6 +127,9 @@ public class ShopWatch {
             if (row.payment() == ShopRow.Payment.PAID && order.paymentStatus() == PaymentStatus.Pending) {
                 legacyPayment(row);
             }
+            if (row.payment() == ShopRow.Payment.PAID && order.paymentStatus() == PaymentStatus.Cancelled) {
+                paidAfterCancel(row);
+            }
             if (row.thirdPartyGuid() != null && !row.thirdPartyGuid().equals(order.thirdPartyGuid())) {
                 finding("legacy-record");
                 anomalies.recordOnce(
@@ -148,9 +152,13 @@ public class ShopWatch {
         }
     }
 
-    /** Whether the shop's row says something Paysync did not: paid where it holds Pending, or another GUID. */
+    /**
+     * Whether the shop's row says something Paysync did not: paid where it holds Pending or Cancelled, or another
+     * GUID.
+     */
     private static boolean disagrees(ShopRow row, PaymentStatus payment, String guid) {
-        boolean paidThere = row.payment() == ShopRow.Payment.PAID && payment == PaymentStatus.Pending;
+        boolean paidThere = row.payment() == ShopRow.Payment.PAID
+                && (payment == PaymentStatus.Pending || payment == PaymentStatus.Cancelled);
         boolean otherRecord =
                 row.thirdPartyGuid() != null && !row.thirdPartyGuid().equals(guid);
         return paidThere || otherRecord;
@@ -179,6 +187,23 @@ public class ShopWatch {
                         + " gateway's callbacks; switch the webhook to Paysync, or set paysync.shop.legacy-payments ="
                         + " accept (docs/adopting.md)",
                 clock.instant());
+    }
+
+    /**
+     * The shop's table says paid for an order Paysync holds as Cancelled: whatever {@code legacy-payments} says, the
+     * payment rules hear it as every other source's success, which never moves a Cancelled order and records
+     * {@code success-after-cancel} once (the row is read again every round).
+     */
+    private void paidAfterCancel(ShopRow row) {
+        finding("legacy-payment");
+        try {
+            rules.apply(
+                    new CallbackRequest(
+                            row.orderNumber(), ShopOrders.transactionId(row), row.amount(), row.currency(), true),
+                    PaymentRules.Source.legacy(settings.source() + " key " + row.key()));
+        } catch (ApiException e) {
+            // The refusal the rules give a success for a Cancelled order, with its anomaly recorded.
+        }
     }
 
     private void finding(String kind) {

@@ -734,12 +734,15 @@ public abstract class DatabaseSuite {
         app.callback("S-1", "gw_s1", "1.00", "EUR", "succeeded");
         app.callback("S-2", "gw_s2", "1.00", "EUR", "failed");
         app.callback("S-3", "gw_s3", "2.00", "EUR", "succeeded");
+        app.createOrder("S-5", "1.00", "EUR");
+        app.post("/api/orders/S-5/cancel", null, new byte[0]);
 
         JsonNode stats = app.get("/api/admin/stats", app.admin()).json();
 
-        assertThat(stats.get("payment").toString()).isEqualTo("{\"Pending\":2,\"Paid\":1,\"Failed\":1,\"Expired\":0}");
+        assertThat(stats.get("payment").toString())
+                .isEqualTo("{\"Pending\":2,\"Paid\":1,\"Failed\":1,\"Expired\":0,\"Cancelled\":1}");
         assertThat(stats.get("sync").toString())
-                .isEqualTo("{\"Pending\":4,\"Processing\":0,\"Completed\":0,\"Failed\":0}");
+                .isEqualTo("{\"Pending\":5,\"Processing\":0,\"Completed\":0,\"Failed\":0}");
         assertThat(stats.get("anomalies").asLong()).isEqualTo(1);
     }
 
@@ -1174,6 +1177,236 @@ public abstract class DatabaseSuite {
                 .as("without the operator's token")
                 .isEqualTo(401);
         assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    // ----- Cancel -----
+
+    private Response cancel(String orderNumber) throws Exception {
+        return app.post("/api/orders/" + orderNumber + "/cancel", null, new byte[0]);
+    }
+
+    private Response cancelForTheShop(String orderNumber, String body) throws Exception {
+        return app.postJson("/api/admin/orders/" + orderNumber + "/cancel", body, app.admin());
+    }
+
+    @Test
+    void should_let_the_shop_cancel_a_pending_order_and_answer_a_repeat_as_already_cancelled() throws Exception {
+        app.createOrder("CX-1", "5.00", "EUR");
+
+        Response cancelled = cancel("CX-1");
+
+        assertThat(cancelled.status()).as("%s", cancelled).isEqualTo(200);
+        assertThat(fieldNames(cancelled.json())).containsExactly("outcome", "order");
+        assertThat(cancelled.outcome()).isEqualTo("cancelled");
+        JsonNode order = cancelled.json().get("order");
+        assertThat(order.get("paymentStatus").asText()).isEqualTo("Cancelled");
+        assertThat(order.get("syncStatus").asText()).isEqualTo("Pending");
+        assertThat(order.get("paidAt").isNull()).isTrue();
+        assertThat(app.get("/api/orders/CX-1").json()).isEqualTo(order);
+        assertThat(app.count(
+                        "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CX-1' AND machine = 'payment'"
+                                + " AND from_status = 'Pending' AND to_status = 'Cancelled' AND actor = 'shop'"
+                                + " AND cause = 'shop cancel' AND detail = 'cancelled by the shop'"))
+                .isEqualTo(1);
+        JsonNode history =
+                app.get("/api/admin/orders/CX-1/history", app.admin()).json().get("transitions");
+        assertThat(history).hasSize(1);
+        assertThat(history.get(0).get("actor").asText()).isEqualTo("shop");
+        var after = app.snapshot();
+
+        for (Response again : List.of(cancel("CX-1"), cancelForTheShop("CX-1", "{\"reason\":\"again\"}"))) {
+            assertThat(again.status()).as("%s", again).isEqualTo(200);
+            assertThat(again.outcome()).isEqualTo("already-cancelled");
+            assertThat(again.json().get("order")).isEqualTo(order);
+        }
+        assertThat(app.snapshot()).as("a repeat changes nothing").isEqualTo(after);
+    }
+
+    @Test
+    void should_let_an_operator_cancel_a_pending_order_for_the_shop_with_a_reason() throws Exception {
+        app.createOrder("CX-OP", "5.00", "EUR");
+
+        Response cancelled = cancelForTheShop("CX-OP", "{\"reason\":\"customer called: will not ship\"}");
+
+        assertThat(cancelled.status()).as("%s", cancelled).isEqualTo(200);
+        assertThat(cancelled.outcome()).isEqualTo("cancelled");
+        assertThat(cancelled.json().get("order").get("paymentStatus").asText()).isEqualTo("Cancelled");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CX-OP'"
+                        + " AND from_status = 'Pending' AND to_status = 'Cancelled' AND actor = 'operator'"
+                        + " AND cause = 'operator cancel' AND detail = 'cancelled by operator: customer called: will"
+                        + " not ship'"))
+                .isEqualTo(1);
+        assertThat(cancel("CX-OP").outcome()).isEqualTo("already-cancelled");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CX-OP'"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void should_refuse_to_cancel_a_paid_failed_expired_or_unknown_order_and_change_nothing() throws Exception {
+        app.createOrder("CX-PAID", "5.00", "EUR");
+        app.callback("CX-PAID", "gw_cx_paid", "5.00", "EUR", "succeeded");
+        app.createOrder("CX-FAILED", "5.00", "EUR");
+        app.callback("CX-FAILED", "gw_cx_failed", "5.00", "EUR", "failed");
+        app.createOrder("CX-EXPIRED", "5.00", "EUR");
+        app.execute("UPDATE orders SET payment_status = 'Expired' WHERE order_number = 'CX-EXPIRED'");
+        var before = app.snapshot();
+
+        for (Response paid : List.of(cancel("CX-PAID"), cancelForTheShop("CX-PAID", "{\"reason\":\"x\"}"))) {
+            assertThat(paid.status()).as("%s", paid).isEqualTo(409);
+            assertThat(paid.error()).isEqualTo("order-paid");
+            assertThat(paid.json().get("message").asText()).contains("refund");
+        }
+        for (String order : List.of("CX-FAILED", "CX-EXPIRED")) {
+            for (Response r : List.of(cancel(order), cancelForTheShop(order, "{\"reason\":\"x\"}"))) {
+                assertThat(r.status()).as(order + " %s", r).isEqualTo(409);
+                assertThat(r.error()).isEqualTo("order-final");
+            }
+        }
+        for (Response r : List.of(cancel("CX-NONE"), cancelForTheShop("CX-NONE", "{\"reason\":\"x\"}"))) {
+            assertThat(r.status()).as("%s", r).isEqualTo(404);
+            assertThat(r.error()).isEqualTo("unknown-order");
+        }
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_refuse_a_malformed_cancel_and_change_nothing() throws Exception {
+        app.createOrder("CX-BAD", "5.00", "EUR");
+        var before = app.snapshot();
+
+        // The shop's cancel takes no body; whatever one says is refused, not ignored.
+        for (String body : List.of("{}", "{\"reason\":\"x\"}", "null", "x")) {
+            Response r = app.postJson("/api/orders/CX-BAD/cancel", body);
+            assertThat(r.status()).as(body).isEqualTo(400);
+            assertThat(r.error()).isEqualTo("malformed-request");
+        }
+        assertThat(app.post("/api/orders/CX-BAD/cancel", "application/json", new byte[65 * 1024])
+                        .status())
+                .isEqualTo(413);
+        // An order number no order can have is unknown, as on GET.
+        for (String path : List.of("/api/orders/CX%20BAD/cancel", "/api/orders/" + "X".repeat(65) + "/cancel")) {
+            Response r = app.post(path, null, new byte[0]);
+            assertThat(r.status()).as(path).isEqualTo(404);
+            assertThat(r.error()).isEqualTo("unknown-order");
+        }
+        assertThat(app.get("/api/orders/CX-BAD/cancel").status()).isEqualTo(405);
+        // The operator's cancel needs one line of reason, in JSON, with the operator's token.
+        for (String body : List.of(
+                "{}",
+                "{\"reason\":\"\"}",
+                "{\"reason\":\"a\\nb\"}",
+                "{\"reason\":7}",
+                "{\"reason\":\"" + "r".repeat(501) + "\"}",
+                "not json",
+                "")) {
+            Response r = cancelForTheShop("CX-BAD", body);
+            assertThat(r.status()).as(body).isEqualTo(400);
+            assertThat(r.error()).isEqualTo("malformed-request");
+        }
+        assertThat(app.post(
+                                "/api/admin/orders/CX-BAD/cancel",
+                                "text/plain",
+                                "{\"reason\":\"x\"}".getBytes(StandardCharsets.UTF_8),
+                                app.admin())
+                        .status())
+                .isEqualTo(415);
+        assertThat(app.postJson("/api/admin/orders/CX-BAD/cancel", "{\"reason\":\"x\"}")
+                        .status())
+                .as("without the operator's token")
+                .isEqualTo(401);
+        assertThat(app.get("/api/admin/orders/CX-BAD/cancel", app.admin()).status())
+                .isEqualTo(405);
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.column("CX-BAD", "payment_status")).isEqualTo("Pending");
+    }
+
+    /**
+     * The money came after the shop gave up: the order stays Cancelled and is never Paid, the callback is answered as
+     * for any final order, and the anomaly says what it is. A failure for it changes nothing.
+     */
+    @Test
+    void should_keep_a_cancelled_order_cancelled_when_a_success_comes_and_record_success_after_cancel()
+            throws Exception {
+        app.createOrder("CX-LATE", "5.00", "EUR");
+        assertThat(cancel("CX-LATE").outcome()).isEqualTo("cancelled");
+        var before = app.snapshot();
+
+        byte[] body = PaysyncInstance.callbackBody("CX-LATE", "gw_cx_late", "5.00", "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
+        String[] headers = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+        Response late = app.post("/api/payments/callback", "application/json", body, headers);
+
+        assertThat(late.status()).isEqualTo(409);
+        assertThat(late.error()).isEqualTo("order-not-pending");
+        assertThat(late.json().get("message").asText()).contains("Cancelled");
+        assertThat(app.snapshot().get("orders")).isEqualTo(before.get("orders"));
+        assertThat(app.snapshot().get("order_transitions")).isEqualTo(before.get("order_transitions"));
+        assertThat(app.column("CX-LATE", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("CX-LATE", "payment_transaction_id")).isNull();
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'success-after-cancel'"
+                        + " AND order_number = 'CX-LATE' AND transaction_id = 'gw_cx_late' AND webhook_id = '"
+                        + headers[1] + "'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind <> 'success-after-cancel'"))
+                .isZero();
+        assertThat(app.callbacks())
+                .singleElement()
+                .satisfies(c -> assertThat(c.get("outcome")).isEqualTo("order-not-pending"));
+        JsonNode anomaly = app.get("/api/admin/anomalies", app.admin()).json().get(0);
+        assertThat(anomaly.get("kind").asText()).isEqualTo("success-after-cancel");
+        assertThat(anomaly.get("detail").asText()).contains("Cancelled", "refund");
+
+        var afterSuccess = app.snapshot();
+        Response failure = app.callback("CX-LATE", "gw_cx_late", "5.00", "EUR", "failed");
+        assertThat(failure.status()).isEqualTo(200);
+        assertThat(failure.outcome()).isEqualTo("ignored");
+        assertThat(app.snapshot()).isEqualTo(afterSuccess);
+    }
+
+    /**
+     * The shop's cancel and the gateway's success for the same Pending order, released together, many times: the first
+     * guarded update decides, the other is refused, and the order's history holds exactly one payment transition.
+     */
+    @Test
+    void should_let_exactly_one_of_a_cancel_and_a_success_racing_for_one_order_win() throws Exception {
+        int rounds = 100;
+        Map<String, Integer> winners = new java.util.TreeMap<>();
+        for (int round = 0; round < rounds; round++) {
+            String order = "CX-RACE-" + round;
+            app.createOrder(order, "5.00", "EUR");
+            List<Response> answers = concurrently(
+                    2, i -> i == 0 ? cancel(order) : app.callback(order, "gw_" + order, "5.00", "EUR", "succeeded"));
+            Response cancelAnswer = answers.get(0);
+            Response success = answers.get(1);
+            String status = app.column(order, "payment_status");
+            winners.merge(status, 1, Integer::sum);
+            if (status.equals("Cancelled")) {
+                assertThat(cancelAnswer.outcome()).as(order).isEqualTo("cancelled");
+                assertThat(success.status()).as(order).isEqualTo(409);
+                assertThat(success.error()).as(order).isEqualTo("order-not-pending");
+                assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'success-after-cancel'"
+                                + " AND order_number = '" + order + "'"))
+                        .as(order)
+                        .isEqualTo(1);
+                assertThat(app.column(order, "payment_transaction_id"))
+                        .as(order)
+                        .isNull();
+            } else {
+                assertThat(status).as(order).isEqualTo("Paid");
+                assertThat(success.outcome()).as(order).isEqualTo("paid");
+                assertThat(cancelAnswer.status()).as(order).isEqualTo(409);
+                assertThat(cancelAnswer.error()).as(order).isEqualTo("order-paid");
+            }
+            assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = '" + order
+                            + "' AND machine = 'payment'"))
+                    .as(order + ": one payment transition, never Paid and Cancelled both")
+                    .isEqualTo(1);
+        }
+        System.out.println("cancel vs success, " + rounds + " rounds: " + winners);
+        assertThat(app.count("SELECT COUNT(*) FROM orders WHERE order_number LIKE 'CX-RACE-%'"
+                        + " AND payment_status NOT IN ('Paid', 'Cancelled')"))
+                .isZero();
     }
 
     /**

@@ -90,7 +90,59 @@ class DialectFilesTest {
                         .containsPattern("WHERE order_number = :orderNumber AND payment_status = N?'Pending'"
                                 + " AND currency = :currency AND amount = :amount$");
             }
+            for (String stmt : List.of("cancel-order", "close-pending-order")) {
+                assertThat(d.sql(stmt).replaceAll("\\s+", " "))
+                        .as(d + " " + stmt)
+                        .startsWith("UPDATE orders SET payment_status = ")
+                        .containsPattern("WHERE order_number = :orderNumber AND payment_status = N?'Pending'$");
+            }
+            assertThat(d.sql("cancel-order")).as(d + " cancel").containsPattern("SET payment_status = N?'Cancelled'");
         }
+    }
+
+    /**
+     * The latest checks on the payment status and on the write-back's conclusion, in every dialect, admit every
+     * {@link io.paysync.order.PaymentStatus} and every conclusion {@link WriteBack} knows: a status the code can write
+     * and the schema refuses would fail only when an order first reaches it.
+     */
+    @ParameterizedTest
+    @EnumSource(Dialect.class)
+    void should_admit_every_payment_status_and_conclusion_in_the_schema(Dialect dialect) throws IOException {
+        String ddl = latestDefinitions(dialect);
+        String q = dialect == Dialect.SQLSERVER ? "N'" : "'";
+        String payment = lastCheck(ddl, "ck_orders_payment_status");
+        for (io.paysync.order.PaymentStatus status : io.paysync.order.PaymentStatus.values()) {
+            assertThat(payment).as(dialect + " payment status check").contains(q + status.name() + "'");
+        }
+        String conclusion = lastCheck(ddl, "ck_shop_writebacks_conclusion");
+        for (String known : WriteBack.KNOWN) {
+            assertThat(conclusion).as(dialect + " conclusion check").contains(q + known + "'");
+        }
+    }
+
+    /** Every migration of the dialect, in version order, one text. */
+    private static String latestDefinitions(Dialect dialect) throws IOException {
+        StringBuilder all = new StringBuilder();
+        try (Stream<Path> files = Files.list(MIGRATIONS.resolve(dialect.folder()))) {
+            for (Path file : files.sorted((a, b) -> Integer.compare(version(a), version(b)))
+                    .toList()) {
+                all.append(Files.readString(file)).append('\n');
+            }
+        }
+        return all.toString().replaceAll("\\s+", " ");
+    }
+
+    private static int version(Path migration) {
+        String name = migration.getFileName().toString();
+        return Integer.parseInt(name.substring(1, name.indexOf("__")));
+    }
+
+    /** The CHECK expression of the last definition of {@code constraint}, up to its closing parenthesis. */
+    private static String lastCheck(String ddl, String constraint) {
+        int at = ddl.lastIndexOf("CONSTRAINT " + constraint + " CHECK");
+        assertThat(at).as(constraint + " defined").isNotNegative();
+        String rest = ddl.substring(at);
+        return rest.substring(0, rest.indexOf("))") + 2);
     }
 
     @Test
@@ -109,13 +161,16 @@ class DialectFilesTest {
                 // an array, not "= 'Paid'": an equality would let the planner order by the primary key instead
                 assertThat(sql)
                         .contains("payment_status = ANY (CASE WHEN :#includeFinalFailures = 1 THEN "
-                                + "ARRAY['Paid', 'Failed', 'Expired'] ELSE ARRAY['Paid'] END)");
+                                + "ARRAY['Paid', 'Failed', 'Expired', 'Cancelled'] ELSE ARRAY['Paid'] END)");
             } else {
                 assertThat(sql)
                         .as(d + " claim")
                         .contains(
                                 "payment_status = " + (d == Dialect.SQLSERVER ? "N'" : "'") + "Paid'",
-                                "IN (" + (d == Dialect.SQLSERVER ? "N'Failed', N'Expired'" : "'Failed', 'Expired'")
+                                "IN ("
+                                        + (d == Dialect.SQLSERVER
+                                                ? "N'Failed', N'Expired', N'Cancelled'"
+                                                : "'Failed', 'Expired', 'Cancelled'")
                                         + ")");
             }
             assertThat(sql)

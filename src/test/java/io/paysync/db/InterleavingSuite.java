@@ -52,7 +52,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 /**
- * Reliability scenario 8: callbacks, claims, completions and expiry interleaved step by step on separate JDBC
+ * Reliability scenario 8: callbacks, claims, completions, cancels and expiry interleaved step by step on separate JDBC
  * connections, every permutation, after PostgreSQL's isolation tester. Each step is one of the application's own
  * statements from {@code sql/<dialect>/}, bound the way the application binds it (Spring's named parameters, and
  * camel-sql's {@code :#name} header parameters for the claim), or a COMMIT. After each permutation the state machines'
@@ -388,6 +388,72 @@ public abstract class InterleavingSuite {
         });
     }
 
+    // ----- 6. Success callback vs the shop's cancel -----
+
+    /**
+     * A success callback and the shop's cancel for the same Pending order, each with its history row: the first update
+     * to start decides, once, and the history holds that one transition. A worker's later tick sends a Paid order and
+     * never a Cancelled one.
+     */
+    @Test
+    void should_leave_exactly_one_of_paid_and_cancelled_after_a_success_and_a_cancel() throws Exception {
+        explore("success vs cancel", 20, () -> {
+            String order = newPendingOrder();
+            Memo memo = new Memo();
+            List<Session> sessions = List.of(
+                    session(
+                            "success",
+                            step("paid", c -> memo.keep("paid", markPaid(c, order))),
+                            step("paid_log", c -> logPaymentIfMoved(c, memo.moved("paid"), order, "Paid")),
+                            commit("paid_commit")),
+                    session(
+                            "cancel",
+                            step("cancel", c -> memo.keep("cancel", cancel(c, order))),
+                            step("cancel_log", c -> logPaymentIfMoved(c, memo.moved("cancel"), order, "Cancelled")),
+                            commit("cancel_commit")));
+            return new Scenario(sessions, run -> {
+                String winner = run.startedBefore("paid", "cancel") ? "Paid" : "Cancelled";
+                assertThat(run.result("paid")).isEqualTo(winner.equals("Paid") ? "1" : "0");
+                assertThat(run.result("cancel")).isEqualTo(winner.equals("Cancelled") ? "1" : "0");
+                assertThat(row(order)).containsEntry("payment_status", winner);
+                assertThat(countTransitions(order, "payment"))
+                        .as("payment transitions: never Paid and Cancelled both")
+                        .isEqualTo(1);
+                boolean later = laterTickSends(order, T0.plusSeconds(1));
+                assertThat(later).as("a later tick sends the order").isEqualTo(winner.equals("Paid"));
+                return winner + ", later tick " + sent(later);
+            });
+        });
+    }
+
+    /**
+     * An order past its payment window, with a success callback, the shop's cancel and the expiry job each updating
+     * it: the first update to start decides; the others, waiting or not, move nothing.
+     */
+    @Test
+    void should_leave_exactly_one_final_state_after_a_success_a_cancel_and_the_expiry() throws Exception {
+        Instant cutoff = T0.plusNanos(1_000); // just past the window: the expiry's guard admits the order
+        explore("success vs cancel vs expiry", 90, () -> {
+            String order = newPendingOrder();
+            List<Session> sessions = List.of(
+                    session("success", step("paid", c -> markPaid(c, order)), commit("paid_commit")),
+                    session("cancel", step("cancel", c -> cancel(c, order)), commit("cancel_commit")),
+                    session("expiry", step("expire", c -> expire(c, order, cutoff)), commit("expire_commit")));
+            return new Scenario(sessions, run -> {
+                Map<String, String> statusOf = Map.of("paid", "Paid", "cancel", "Cancelled", "expire", "Expired");
+                String first = statusOf.keySet().stream()
+                        .min((x, y) -> Long.compare(
+                                run.event(x).started(), run.event(y).started()))
+                        .orElseThrow();
+                for (String update : statusOf.keySet()) {
+                    assertThat(run.result(update)).as(update + " moves").isEqualTo(update.equals(first) ? "1" : "0");
+                }
+                assertThat(row(order)).containsEntry("payment_status", statusOf.get(first));
+                return statusOf.get(first);
+            });
+        });
+    }
+
     // ----- the runner -----
 
     /** One permutation's sessions and the check that asserts its invariants and names its outcome. */
@@ -564,6 +630,10 @@ public abstract class InterleavingSuite {
         return String.valueOf(jdbc(c).update(
                         sql("mark-order-failed"),
                         Map.of("orderNumber", order, "currency", "EUR", "amount", new BigDecimal("19.99"))));
+    }
+
+    private String cancel(Connection c, String order) {
+        return String.valueOf(jdbc(c).update(sql("cancel-order"), Map.of("orderNumber", order)));
     }
 
     /** The history row OrderRepository writes in the same transaction, only when its update moved the order. */

@@ -95,6 +95,17 @@ class LedgerRequestRouteTest {
     }
 
     @Test
+    void should_mark_a_cancelled_order_sent_unpaid_as_cancelled_without_a_payment_id() throws Exception {
+        create.sendBody(ThirdPartyRequests.unpaidOrder("L-4", "5.00", "EUR", PaymentStatus.Cancelled));
+
+        JsonNode entry =
+                new ObjectMapper().readTree(sent().getBody(byte[].class)).path("entry");
+        assertThat(entry.path("payment").path("status").asText()).isEqualTo("CANCELLED");
+        assertThat(entry.path("payment").path("id").isNull()).isTrue();
+        assertThat(entry.path("settledAt").isNull()).isTrue();
+    }
+
+    @Test
     void should_look_the_entry_up_by_reference() throws Exception {
         lookup.sendBody(ThirdPartyRequests.paidOrder("L-3&x", "1.00", "EUR", "gw_3", "2026-12-01T10:00:00Z"));
 

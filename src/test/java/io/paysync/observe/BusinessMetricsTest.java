@@ -117,6 +117,13 @@ class BusinessMetricsTest {
         assertThat(app.callback("M-FAILED", "gw_M-FAILED", "10.00", "EUR", "failed")
                         .outcome())
                 .isEqualTo("failed");
+        // Cancelled by the shop, and paid after all: counted as Cancelled, with its anomaly.
+        assertThat(app.createOrder("M-CANCELLED", "10.00", "EUR").status()).isEqualTo(201);
+        assertThat(app.post("/api/orders/M-CANCELLED/cancel", null, new byte[0]).outcome())
+                .isEqualTo("cancelled");
+        assertThat(app.callback("M-CANCELLED", "gw_M-CANCELLED", "10.00", "EUR", "succeeded")
+                        .error())
+                .isEqualTo("order-not-pending");
 
         for (String done : List.of("M-OK", "M-FAULT", "M-429", "M-DROP")) {
             awaitSyncStatus(done, "Completed");
@@ -137,6 +144,7 @@ class BusinessMetricsTest {
         orders.put("Paid/Pending", 1.0);
         orders.put("Pending/Pending", 1.0);
         orders.put("Failed/Pending", 1.0);
+        orders.put("Cancelled/Pending", 1.0);
         // The database says the same (the figures are not merely what this process saw).
         Map<String, Double> fromDb = new HashMap<>(orders);
         fromDb.replaceAll((k, v) -> 0.0);
@@ -165,6 +173,8 @@ class BusinessMetricsTest {
                     .isEqualTo(1.0);
             assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "order-not-pending")))
                     .isEqualTo(0.0);
+            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "success-after-cancel")))
+                    .isEqualTo(1.0);
             assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "sync-in-doubt")))
                     .isEqualTo(0.0);
         });

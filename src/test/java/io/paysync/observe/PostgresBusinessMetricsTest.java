@@ -35,6 +35,9 @@ class PostgresBusinessMetricsTest {
             assertThat(pgApp.callback("PG-0", "gw_other", "10.00", "EUR", "succeeded")
                             .error())
                     .isEqualTo("order-not-pending");
+            assertThat(pgApp.createOrder("PG-C", "10.00", "EUR").status()).isEqualTo(201);
+            assertThat(pgApp.post("/api/orders/PG-C/cancel", null, new byte[0]).outcome())
+                    .isEqualTo("cancelled");
 
             Scrape first = scrape(pgApp);
             assertThat(first.value("paysync_orders", Map.of("payment_status", "Paid", "sync_status", "Completed")))
@@ -45,10 +48,12 @@ class PostgresBusinessMetricsTest {
                     .isEqualTo(1.0);
             assertThat(first.value("paysync_orders", Map.of("payment_status", "Pending", "sync_status", "Pending")))
                     .isEqualTo(1.0);
+            assertThat(first.value("paysync_orders", Map.of("payment_status", "Cancelled", "sync_status", "Pending")))
+                    .isEqualTo(1.0);
             assertThat(first.named("paysync_orders").stream()
                             .mapToDouble(Sample::value)
                             .sum())
-                    .isEqualTo(4.0);
+                    .isEqualTo(5.0);
             assertThat(first.value("paysync_dead_letters", Map.of())).isEqualTo(1.0);
             assertThat(first.value("paysync_anomalies_total", Map.of("kind", "amount-mismatch")))
                     .isEqualTo(1.0);

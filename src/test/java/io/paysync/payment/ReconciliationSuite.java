@@ -1,6 +1,7 @@
 package io.paysync.payment;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.paysync.support.GatewayStatusStub;
@@ -268,6 +269,76 @@ public abstract class ReconciliationSuite {
 
         assertThat(rules.apply(same, PaymentRules.Source.reconciliation())).isEqualTo("already-paid");
         assertThat(rules.apply(stale, PaymentRules.Source.reconciliation())).isEqualTo("ignored");
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_never_ask_about_a_cancelled_order_and_leave_it_cancelled() throws Exception {
+        PaysyncInstance app = app();
+        // What the gateway would say if asked: a payment the shop no longer wants.
+        gateway.answer("R-CANCELLED", Answer.payment("R-CANCELLED", "gw_r_cancelled", "10.00", "EUR", "succeeded"));
+        gateway.answer("R-STILL-PENDING", Answer.pending("R-STILL-PENDING"));
+        app.createOrder("R-CANCELLED", "10.00", "EUR");
+        app.createOrder("R-STILL-PENDING", "10.00", "EUR");
+        assertThat(app.post("/api/orders/R-CANCELLED/cancel", null, new byte[0]).outcome())
+                .isEqualTo("cancelled");
+        clock.advance(AFTER.plusSeconds(1));
+        var before = app.snapshot();
+
+        awaitAsked("R-STILL-PENDING", 4);
+        assertThat(gateway.askedFor("R-CANCELLED")).isZero();
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.column("R-CANCELLED", "payment_status")).isEqualTo("Cancelled");
+    }
+
+    /**
+     * The shop cancels while the status request is in flight, and the gateway's answer then says succeeded: the order
+     * stays Cancelled, the answer is one anomaly however often it comes, and the order is not asked about again.
+     */
+    @Test
+    void should_record_a_success_answered_for_an_order_cancelled_meanwhile_once_and_keep_it_cancelled()
+            throws Exception {
+        PaysyncInstance app = app(Map.of("paysync.reconciliation.timeout-ms", "20000"));
+        gateway.answer("R-CANCEL-RACE", Answer.payment("R-CANCEL-RACE", "gw_r_cr", "10.00", "EUR", "succeeded"));
+        gateway.beforeAnswer(orderNumber -> {
+            try {
+                if (orderNumber.equals("R-CANCEL-RACE")
+                        && "Pending".equals(app.column("R-CANCEL-RACE", "payment_status"))) {
+                    assertThat(app.post("/api/orders/R-CANCEL-RACE/cancel", null, new byte[0])
+                                    .outcome())
+                            .isEqualTo("cancelled");
+                }
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        oldOrder(app, "R-CANCEL-RACE", "10.00", "EUR");
+
+        awaitAsked("R-CANCEL-RACE", 1);
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'success-after-cancel'"
+                                + " AND order_number = 'R-CANCEL-RACE'")
+                        == 1);
+        await().during(Duration.ofMillis(800))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> gateway.askedFor("R-CANCEL-RACE") == 1);
+        assertThat(app.column("R-CANCEL-RACE", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("R-CANCEL-RACE", "payment_transaction_id")).isNull();
+        assertThat(transitions(app, "R-CANCEL-RACE", "reconciliation")).isZero();
+
+        // The same answer again, as a later round would bring it: still one anomaly, nothing moves.
+        var before = app.snapshot();
+        PaymentRules rules = app.bean("paymentRules", PaymentRules.class);
+        CallbackRequest again = CallbackRequest.parse(
+                PaysyncInstance.callbackBody("R-CANCEL-RACE", "gw_r_cr", "10.00", "EUR", "succeeded")
+                        .getBytes());
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(() -> rules.apply(again, PaymentRules.Source.reconciliation()))
+                    .isInstanceOfSatisfying(
+                            io.paysync.http.ApiException.class,
+                            e -> assertThat(e.code()).isEqualTo("order-not-pending"));
+        }
         assertThat(app.snapshot()).isEqualTo(before);
     }
 

@@ -205,6 +205,26 @@ class StripeAdapterRouteTest {
     }
 
     @Test
+    void should_keep_a_cancelled_order_cancelled_when_its_payment_succeeds_and_record_success_after_cancel()
+            throws Exception {
+        app.createOrder("S-CANCELLED", "10.00", "EUR");
+        assertThat(app.post("/api/orders/S-CANCELLED/cancel", null, new byte[0]).outcome())
+                .isEqualTo("cancelled");
+
+        Response r = sendSigned(
+                event("evt_s_cancelled", "payment_intent.succeeded", "S-CANCELLED", "pi_s_cancelled", 1000, "eur"));
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(409);
+        assertThat(r.error()).isEqualTo("order-not-pending");
+        assertThat(app.column("S-CANCELLED", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("S-CANCELLED", "payment_transaction_id")).isNull();
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'success-after-cancel'"
+                        + " AND order_number = 'S-CANCELLED' AND webhook_id = 'evt_s_cancelled'"
+                        + " AND transaction_id = 'pi_s_cancelled'"))
+                .isEqualTo(1);
+    }
+
+    @Test
     void should_read_minor_units_by_the_currency_of_the_event() throws Exception {
         app.createOrder("S-8", "500", "JPY");
         app.createOrder("S-9", "1.500", "KWD");

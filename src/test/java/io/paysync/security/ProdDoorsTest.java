@@ -298,6 +298,20 @@ class ProdDoorsTest {
             HttpResponse<String> read = get(api + "/api/orders/D-1", "Bearer " + SHOP_NEW);
             assertThat(read.statusCode()).isEqualTo(200);
             assertThat(read.body()).contains("\"orderNumber\":\"D-1\"");
+            // The cancel is the shop's too: an operator's credentials do not reach it, and a refused one changes
+            // nothing.
+            for (String authorization : Arrays.asList(
+                    null, "Bearer " + OPERATOR, basic("operator", OPERATOR), "Bearer " + SHOP_NEW + "x")) {
+                assertThat(post(api + "/api/orders/D-1/cancel", "", authorization)
+                                .statusCode())
+                        .as("cancel %s", authorization)
+                        .isEqualTo(401);
+            }
+            assertThat(get(api + "/api/orders/D-1", "Bearer " + SHOP_NEW).body())
+                    .contains("\"paymentStatus\":\"Pending\"");
+            HttpResponse<String> cancelled = post(api + "/api/orders/D-1/cancel", "", "Bearer " + SHOP_OLD);
+            assertThat(cancelled.statusCode()).isEqualTo(200);
+            assertThat(cancelled.body()).contains("\"outcome\":\"cancelled\"", "\"paymentStatus\":\"Cancelled\"");
         }
 
         @Test

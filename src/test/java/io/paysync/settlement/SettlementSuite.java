@@ -209,6 +209,43 @@ public abstract class SettlementSuite {
                         "paysync_settlement_files_total{state=\"Done\"} 1.0");
     }
 
+    /**
+     * A settlement row that says an order the shop cancelled was paid after all: the order stays Cancelled, the row is
+     * already-final in the report, and the anomaly says it is money to refund. A failed row for it changes nothing.
+     */
+    @Test
+    void should_keep_a_cancelled_order_cancelled_when_a_settlement_row_says_it_was_paid() throws Exception {
+        PaysyncInstance app = app();
+        for (String order : List.of("S-CANCELLED", "S-CANCELLED-FAILED", "S-OTHER")) {
+            assertThat(app.createOrder(order, "10.00", "EUR").status()).isEqualTo(201);
+            if (!order.equals("S-OTHER")) {
+                assertThat(app.post("/api/orders/" + order + "/cancel", null, new byte[0])
+                                .outcome())
+                        .isEqualTo("cancelled");
+            }
+        }
+
+        drop(
+                "settle-cancelled.csv",
+                HEADER
+                        + "S-CANCELLED,gw_after_cancel,10.00,EUR,succeeded\n"
+                        + "S-CANCELLED-FAILED,gw_cancel_failed,10.00,EUR,failed\n"
+                        + "S-OTHER,gw_other,10.00,EUR,succeeded\n");
+
+        JsonNode report = awaitReport(".done", "settle-cancelled.csv");
+        assertThat(counts(report)).isEqualTo(expected("paid", 1, "already-final", 2));
+        assertThat(app.column("S-CANCELLED", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("S-CANCELLED", "payment_transaction_id")).isNull();
+        assertThat(app.column("S-CANCELLED-FAILED", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("S-OTHER", "payment_status")).isEqualTo("Paid");
+        assertThat(paymentTransitions(app, "S-CANCELLED")).as("the cancel only").isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'success-after-cancel'"
+                        + " AND order_number = 'S-CANCELLED' AND transaction_id = 'gw_after_cancel'"
+                        + " AND detail LIKE 'settlement file settle-cancelled.csv line 2 says %'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isEqualTo(1);
+    }
+
     @Test
     void should_apply_the_rest_of_a_batch_when_one_row_is_refused_by_the_transaction_index() throws Exception {
         PaysyncInstance app = app();

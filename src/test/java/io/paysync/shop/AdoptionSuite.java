@@ -579,6 +579,49 @@ public abstract class AdoptionSuite {
         assertThat(accepting.column("OLDWS-2", "payment_status")).isEqualTo("Pending");
     }
 
+    /**
+     * A cancel reaches the shop's row through the write-back (the nullable bit: false, the order is never paid), and a
+     * payment bit the old web service sets for it afterwards is heard by the payment rules, whatever legacy-payments
+     * says: the order stays Cancelled, with one success-after-cancel however many rounds the watch reads the row.
+     */
+    @Test
+    void should_write_a_cancel_back_and_refuse_a_payment_the_old_web_service_records_after_it() throws Exception {
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            makeThePaymentBitNullable(s);
+        }
+        insertShopOrder("CXL-1", null, null, null);
+        PaysyncInstance app = start(Map.of(
+                "paysync.shop.writeback.enabled", "true",
+                "paysync.shop.writeback.period-ms", "100"));
+        awaitColumn(app, "CXL-1", "payment_status", "Pending");
+
+        assertThat(app.post("/api/orders/CXL-1/cancel", null, new byte[0]).outcome())
+                .isEqualTo("cancelled");
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(shopRow("CXL-1").get("payment")).isEqualTo(false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> app.count("SELECT COUNT(*) FROM shop_writebacks") == 0);
+
+        // The old web service takes a late callback for the order and sets the bit.
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            s.execute("UPDATE Orders SET payment = " + bitTrue() + ", PaymentTransactionId = 'gw_legacy_cxl'"
+                    + " WHERE OrderNumber = 'CXL-1'");
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> anomalies(app, "success-after-cancel", "CXL-1") == 1);
+        // Many watch rounds (every 100 ms) read the same row: still one anomaly, nothing moves.
+        await().during(Duration.ofMillis(1000))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> anomalies(app, "success-after-cancel", "CXL-1") == 1);
+        assertThat(app.column("CXL-1", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("CXL-1", "payment_transaction_id")).isNull();
+        assertThat(anomalies(app, "legacy-payment", "CXL-1")).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CXL-1'"))
+                .as("the cancel only")
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM shop_writebacks")).isZero();
+    }
+
     @Test
     void should_take_the_shops_table_from_paysyncs_own_database_beside_its_schema() throws Exception {
         Assumptions.assumeTrue(

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.TestFactory;
  * attempt time and lease (including combinations the application never writes), then several claims at moving times
  * with the real claim statement, run the way the {@code paid-order-sync} route runs it (the same camel-sql URI and
  * headers). Each claim must return exactly the due orders, first by id up to the batch size: payment Paid (or, only
- * when final failures are sent, Failed or Expired) and SyncStatus Pending whose next attempt has come, or Processing
+ * when final failures are sent, Failed, Expired or Cancelled) and SyncStatus Pending whose next attempt has come, or Processing
  * whose lease has expired. Never a Pending payment.
  *
  * <p>
@@ -61,8 +61,8 @@ class ClaimPropertiesTest {
 
     private static final int CASES = 200;
 
-    private static final String[] PAYMENTS = {"Paid", "Pending", "Failed", "Expired"};
-    private static final int[] PAYMENT_WEIGHTS = {4, 3, 1, 1};
+    private static final String[] PAYMENTS = {"Paid", "Pending", "Failed", "Expired", "Cancelled"};
+    private static final int[] PAYMENT_WEIGHTS = {4, 3, 1, 1, 1};
     private static final String[] SYNCS = {"Pending", "Processing", "Completed", "Failed"};
     private static final int[] SYNC_WEIGHTS = {4, 3, 1, 1};
     /** Either side of the claim times (which start at T0 and move by 0, 1, 30 or 31 s), and exactly on them. */
@@ -72,8 +72,8 @@ class ClaimPropertiesTest {
 
     /**
      * Rows made only of edge values: every payment and sync status, no time or the extreme offsets, 0 or 2 earlier
-     * attempts; payment varies slowest and the list stops at 200 (so an Expired payment comes only from the ordinary
-     * draw).
+     * attempts; payment varies slowest and the list stops at 200 (so Expired and Cancelled payments come only from the
+     * ordinary draw).
      */
     static final List<Row> EDGE_ROWS = edgeRows(200);
     /** The empty table and the tables of one edge row (the first 199). */
@@ -128,7 +128,8 @@ class ClaimPropertiesTest {
         /** The contract's "due", restated independently of the SQL. */
         boolean due(Instant now, boolean includeFinalFailures) {
             boolean finalPayment = payment.equals("Paid")
-                    || (includeFinalFailures && (payment.equals("Failed") || payment.equals("Expired")));
+                    || (includeFinalFailures
+                            && (payment.equals("Failed") || payment.equals("Expired") || payment.equals("Cancelled")));
             boolean pendingAndDue = sync.equals("Pending") && (nextAttemptAt == null || !nextAttemptAt.isAfter(now));
             boolean leaseExpired = sync.equals("Processing") && leaseUntil != null && leaseUntil.isBefore(now);
             return finalPayment && (pendingAndDue || leaseExpired);
@@ -158,7 +159,7 @@ class ClaimPropertiesTest {
         for (Claim claim : claims) {
             now = now.plusSeconds(claim.advanceSeconds());
             Instant at = now;
-            // Oldest first per payment status (Expired, Failed, Paid: the claimable index's order).
+            // Oldest first per payment status (Cancelled, Expired, Failed, Paid: the claimable index's order).
             List<Expected> due = orders.stream()
                     .filter(o -> o.due(at, claim.includeFinalFailures()))
                     .sorted(Comparator.comparing((Expected o) -> o.payment).thenComparingLong(o -> o.id))
@@ -175,7 +176,10 @@ class ClaimPropertiesTest {
             assertThat(returned)
                     .as("a claimed order's payment must be final: %s", context)
                     .allSatisfy(r -> assertThat(((String) r.get("payment_status")).trim())
-                            .isIn(claim.includeFinalFailures() ? Set.of("Paid", "Failed", "Expired") : Set.of("Paid")));
+                            .isIn(
+                                    claim.includeFinalFailures()
+                                            ? Set.of("Paid", "Failed", "Expired", "Cancelled")
+                                            : Set.of("Paid")));
             assertThat(numbers(returned))
                     .as("exactly the due orders, first by payment status and id, up to the batch: %s", context)
                     .isEqualTo(new TreeSet<>(
@@ -214,7 +218,7 @@ class ClaimPropertiesTest {
         return rows;
     }
 
-    /** Paid 4 : Pending 3 : Failed 1 : Expired 1, sync Pending 4 : Processing 3 : Completed 1 : Failed 1. */
+    /** Paid 4 : Pending 3 : Failed 1 : Expired 1 : Cancelled 1, sync Pending 4 : Processing 3 : Completed 1 : Failed 1. */
     static Row row(Random random) {
         if (random.nextInt(5) == 0) {
             return EDGE_ROWS.get(random.nextInt(EDGE_ROWS.size()));

@@ -200,6 +200,83 @@ public abstract class SyncSuite {
         assertThat(stub.requestsFor("PENDING-1")).isZero();
     }
 
+    // ----- Cancelled orders -----
+
+    private static Response cancel(PaysyncInstance app, String orderNumber) throws Exception {
+        return app.post("/api/orders/" + orderNumber + "/cancel", null, new byte[0]);
+    }
+
+    /**
+     * The shop cancelled; the gateway's success came anyway. The order stays Cancelled: the worker never claims it
+     * (final failures are not sent), and the expiry job, which expires the Pending order beside it, passes it by.
+     */
+    @Test
+    void should_never_send_nor_expire_a_cancelled_order_even_after_a_success() throws Exception {
+        PaysyncInstance app = worker(Map.of(
+                "paysync.payment.window-seconds",
+                "2",
+                "paysync.payment.expiry-enabled",
+                "true",
+                "paysync.payment.expiry-period-ms",
+                "50"));
+        app.createOrder("CAN-1", "10.00", "EUR");
+        app.createOrder("CAN-EXPIRES", "10.00", "EUR");
+        assertThat(cancel(app, "CAN-1").outcome()).isEqualTo("cancelled");
+        Response late = app.callback("CAN-1", "gw_can_1", "10.00", "EUR", "succeeded");
+        assertThat(late.status()).isEqualTo(409);
+        assertThat(late.error()).isEqualTo("order-not-pending");
+
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> "Expired".equals(app.column("CAN-EXPIRES", "payment_status")));
+        // Dozens of sync and expiry rounds after the window passed: nothing is sent, nothing moves.
+        await().during(Duration.ofMillis(1500))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> stub.requests().isEmpty());
+        assertThat(app.column("CAN-1", "payment_status")).isEqualTo("Cancelled");
+        assertThat(app.column("CAN-1", "sync_status")).isEqualTo("Pending");
+        assertThat(app.column("CAN-1", "sync_attempts")).isEqualTo("0");
+        assertThat(app.column("CAN-1", "payment_transaction_id")).isNull();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CAN-1'"))
+                .as("the cancel only")
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'success-after-cancel'"
+                        + " AND order_number = 'CAN-1'"))
+                .isEqualTo(1);
+    }
+
+    /** With final failures sent, a Cancelled order is recorded once, as not paid, though a success came after it. */
+    @Test
+    void should_send_a_cancelled_order_once_as_unpaid_only_when_final_failures_are_sent() throws Exception {
+        PaysyncInstance app = worker(Map.of("paysync.sync.include-final-failures", "true"));
+        app.createOrder("CAN-2", "10.00", "EUR");
+        assertThat(cancel(app, "CAN-2").outcome()).isEqualTo("cancelled");
+        assertThat(app.callback("CAN-2", "gw_can_2", "10.00", "EUR", "succeeded")
+                        .error())
+                .isEqualTo("order-not-pending");
+
+        awaitSyncStatus(app, "CAN-2", "Completed");
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> stub.requestsFor("CAN-2") == 1);
+        JsonNode sent = PaysyncInstance.JSON.readTree(stub.requests().stream()
+                .filter(r -> "CAN-2".equals(r.orderNumber()))
+                .findFirst()
+                .orElseThrow()
+                .body());
+        assertThat(sent.get("paid").isBoolean() && !sent.get("paid").booleanValue())
+                .as("sent as not paid: %s", sent)
+                .isTrue();
+        assertThat(sent.get("paymentStatus").asText()).isEqualTo("Cancelled");
+        assertThat(sent.get("transactionId").isNull())
+                .as("the late success bound no transaction")
+                .isTrue();
+        assertThat(sent.get("paidAt").isNull()).isTrue();
+        assertThat(stub.recordsFor("CAN-2")).isEqualTo(1);
+        assertThat(app.column("CAN-2", "third_party_guid")).isEqualTo(stub.idFor("CAN-2"));
+        assertThat(app.column("CAN-2", "payment_status")).isEqualTo("Cancelled");
+    }
+
     // ----- The requests the third party receives -----
 
     /** The HTTP client's own headers: the only ones besides those routes/third-party.camel.yaml sets. */
