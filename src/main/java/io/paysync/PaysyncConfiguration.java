@@ -16,6 +16,7 @@ import io.paysync.observe.HawtioConsole;
 import io.paysync.observe.JolokiaAccess;
 import io.paysync.observe.Observability;
 import io.paysync.observe.RefusedRequests;
+import io.paysync.order.AdjustmentRepository;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackLog;
@@ -181,7 +182,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderApi", new OrderApi(orders));
         // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
         // these rules: one copy of them.
-        PaymentRules rules = new PaymentRules(orders);
+        PaymentRules rules = new PaymentRules(orders, new AdjustmentRepository(database, clock));
         registry.bind("paymentRules", rules);
         registry.bind(
                 "paymentCallbackHandler",
