@@ -2,6 +2,7 @@ package io.paysync;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
+import io.paysync.admin.AdjustmentActions;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
@@ -182,7 +183,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderApi", new OrderApi(orders));
         // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
         // these rules: one copy of them.
-        PaymentRules rules = new PaymentRules(orders, new AdjustmentRepository(database, clock));
+        AdjustmentRepository adjustments = new AdjustmentRepository(database, clock);
+        PaymentRules rules = new PaymentRules(orders, adjustments);
         registry.bind("paymentRules", rules);
         registry.bind(
                 "paymentCallbackHandler",
@@ -209,6 +211,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         sendKeys,
                         database,
                         audiences.operatorUsername()));
+        registry.bind("adjustmentActions", new AdjustmentActions(rules, adjustments, audiences.operatorUsername()));
         registry.bind(
                 "operatorConsole",
                 new OperatorConsole(

@@ -16,9 +16,9 @@ import java.util.regex.Pattern;
  * is {@code refund.pending}, {@code refund.succeeded}, {@code refund.failed}, {@code chargeback.created} or
  * {@code chargeback.reversed}. A body without {@code type}, or with {@code "type": "payment"}, is a payment's result
  * ({@link CallbackRequest}); any other type is refused, so an event Paysync does not know is never taken for a
- * payment.
+ * payment. An operator recording an adjustment by hand sends the same fields.
  */
-final class AdjustmentEvent {
+public final class AdjustmentEvent {
 
     static final String TYPE = "type";
     static final String PAYMENT = "payment";
@@ -28,7 +28,7 @@ final class AdjustmentEvent {
     private AdjustmentEvent() {}
 
     /** Whether the body is an adjustment event (else a payment's result); an unknown type is refused. */
-    static boolean isAdjustment(ObjectNode json) {
+    public static boolean isAdjustment(ObjectNode json) {
         JsonNode type = json.get(TYPE);
         if (type == null) {
             return false;
@@ -47,7 +47,7 @@ final class AdjustmentEvent {
     }
 
     /** The news an adjustment event carries; the same strict field rules as a payment's callback. */
-    static News parse(ObjectNode json) {
+    public static News parse(ObjectNode json) {
         String type = json.get(TYPE).textValue();
         String orderNumber = OrderApi.orderNumber(json.get("orderNumber"), "orderNumber");
         String currency = Money.currency(json.get("currency"), "currency");

@@ -369,6 +369,61 @@ public abstract class AdjustmentCallbackSuite {
         assertThat(history("A-1").get("adjustedAmount").asText()).isEqualTo("3.00");
     }
 
+    // ----- An operator's hand -----
+
+    @Test
+    void should_let_an_operator_record_a_refund_by_hand_under_the_same_rules() throws Exception {
+        paidOrder("A-1", "10.00", "EUR");
+        String body = "{\"type\":\"refund.succeeded\",\"refundId\":\"manual-1\",\"amount\":\"3.00\","
+                + "\"currency\":\"EUR\",\"reason\":\"Refunded by bank transfer\"}";
+
+        Response recorded = app.postJson("/api/admin/orders/A-1/adjustments", body, app.admin());
+        Response again = app.postJson("/api/admin/orders/A-1/adjustments", body, app.admin());
+        Response over = app.postJson(
+                "/api/admin/orders/A-1/adjustments",
+                "{\"type\":\"refund.succeeded\",\"refundId\":\"manual-2\",\"amount\":\"7.01\","
+                        + "\"currency\":\"EUR\",\"reason\":\"Second refund\"}",
+                app.admin());
+
+        assertThat(recorded.status()).as(recorded.toString()).isEqualTo(200);
+        assertThat(recorded.outcome()).isEqualTo("recorded");
+        assertThat(recorded.json().get("adjustment").get("gatewayId").asText()).isEqualTo("manual-1");
+        assertThat(recorded.json().get("adjustment").get("status").asText()).isEqualTo("Final");
+        assertThat(again.outcome()).isEqualTo("already-recorded");
+        assertThat(over.status()).isEqualTo(409);
+        assertThat(over.error()).isEqualTo("adjustment-exceeds-amount");
+        JsonNode transition = lastTransition(history("A-1"));
+        assertThat(transition.get("machine").asText()).isEqualTo("adjustment");
+        assertThat(transition.get("actor").asText()).isEqualTo("operator");
+        assertThat(transition.get("cause").asText()).contains("Refunded by bank transfer");
+        assertThat(history("A-1").get("adjustedAmount").asText()).isEqualTo("3.00");
+    }
+
+    @Test
+    void should_refuse_an_operator_adjustment_without_a_reason_or_for_no_order() throws Exception {
+        paidOrder("A-1", "10.00", "EUR");
+        var before = app.snapshot();
+
+        Response noReason = app.postJson(
+                "/api/admin/orders/A-1/adjustments",
+                "{\"type\":\"refund.succeeded\",\"refundId\":\"m-1\",\"amount\":\"1.00\",\"currency\":\"EUR\"}",
+                app.admin());
+        Response noOrder = app.postJson(
+                "/api/admin/orders/NOPE/adjustments",
+                "{\"type\":\"refund.succeeded\",\"refundId\":\"m-1\",\"amount\":\"1.00\",\"currency\":\"EUR\","
+                        + "\"reason\":\"typo\"}",
+                app.admin());
+        Response unauthenticated = app.postJson(
+                "/api/admin/orders/A-1/adjustments",
+                "{\"type\":\"refund.succeeded\",\"refundId\":\"m-1\",\"amount\":\"1.00\",\"currency\":\"EUR\","
+                        + "\"reason\":\"x\"}");
+
+        assertThat(noReason.status()).isEqualTo(400);
+        assertThat(noOrder.status()).isEqualTo(404);
+        assertThat(unauthenticated.status()).isEqualTo(401);
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
     // ----- The total rule under concurrency -----
 
     @Test
