@@ -49,8 +49,8 @@ final class AdjustmentRules {
     String apply(News news, PaymentRules.Source source, Consumer<String> withTransition) {
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             if (news.status().isFinal()
-                    && adjustments.move(news, source.cause(), () -> withTransition.accept(moved(news)))) {
-                return moved(news);
+                    && adjustments.move(news, source.cause(), () -> withTransition.accept(outcomeOfMove(news)))) {
+                return outcomeOfMove(news);
             }
             Recorded recorded = adjustments.record(news, source.cause(), () -> withTransition.accept(OUTCOME_RECORDED));
             if (recorded == Recorded.RECORDED) {
@@ -70,7 +70,7 @@ final class AdjustmentRules {
         return OUTCOME_RECORDED.equals(outcome) || OUTCOME_FINAL.equals(outcome) || OUTCOME_VOID.equals(outcome);
     }
 
-    private static String moved(News news) {
+    private static String outcomeOfMove(News news) {
         return news.status() == AdjustmentStatus.Final ? OUTCOME_FINAL : OUTCOME_VOID;
     }
 
