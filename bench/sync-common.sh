@@ -45,7 +45,7 @@ SQL
 reset_data() {
   local history=$1 feed=$2
   q <<SQL
-TRUNCATE orders, order_transitions, anomalies, camel_messageprocessed, scheduled_tasks RESTART IDENTITY;
+TRUNCATE adjustments, orders, order_transitions, anomalies, camel_messageprocessed, scheduled_tasks RESTART IDENTITY;
 INSERT INTO orders (order_number, amount, currency, payment_status, sync_status, payment_transaction_id,
                     third_party_guid, created_at, paid_at, synced_at, sync_attempts)
 SELECT 'H-' || i, 10.00, 'EUR',

@@ -2,6 +2,7 @@ package io.paysync;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
+import io.paysync.admin.AdjustmentActions;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
@@ -16,6 +17,7 @@ import io.paysync.observe.HawtioConsole;
 import io.paysync.observe.JolokiaAccess;
 import io.paysync.observe.Observability;
 import io.paysync.observe.RefusedRequests;
+import io.paysync.order.AdjustmentRepository;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackLog;
@@ -182,7 +184,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("orderApi", new OrderApi(orders));
         // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
         // these rules: one copy of them.
-        PaymentRules rules = new PaymentRules(orders);
+        AdjustmentRepository adjustments = new AdjustmentRepository(database, clock);
+        PaymentRules rules = new PaymentRules(orders, adjustments);
         registry.bind("paymentRules", rules);
         registry.bind(
                 "paymentCallbackHandler",
@@ -211,6 +214,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         sendKeys,
                         database,
                         audiences.operatorUsername()));
+        registry.bind("adjustmentActions", new AdjustmentActions(rules, adjustments, audiences.operatorUsername()));
         registry.bind(
                 "operatorConsole",
                 new OperatorConsole(

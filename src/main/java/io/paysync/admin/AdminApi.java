@@ -59,7 +59,8 @@ public class AdminApi {
 
     /**
      * {@code GET /api/admin/orders/{orderNumber}/history}: the order view (operators may not use the shop's orders
-     * API), its transitions oldest first, each with its cause in parts, and the callbacks that named it (newest 100,
+     * API), its adjusted total and adjustments (refunds, chargebacks, reversals, oldest first, each with its state and
+     * sync), its transitions oldest first, each with its cause in parts, and the callbacks that named it (newest 100,
      * oldest first) with their verification result and, when authentic, body.
      */
     public ApiReply history(Exchange exchange) {
@@ -67,6 +68,8 @@ public class AdminApi {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("orderNumber", orderNumber);
         body.put("order", orders.find(orderNumber).orElseThrow().view());
+        body.put("adjustedAmount", history.adjustedAmount(orderNumber));
+        body.put("adjustments", history.adjustments(orderNumber));
         body.put("transitions", history.transitions(orderNumber));
         body.put("callbacks", history.callbacks(orderNumber));
         return ApiReply.ok(body);

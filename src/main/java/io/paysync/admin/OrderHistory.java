@@ -2,8 +2,12 @@ package io.paysync.admin;
 
 import io.paysync.db.Database;
 import io.paysync.http.StrictUtf8;
+import io.paysync.order.Adjustment;
+import io.paysync.order.AdjustmentRepository;
+import io.paysync.order.Money;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
 import java.time.OffsetDateTime;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -15,7 +19,8 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
  * An order's audit trail for the operator: its transitions from the append-only history, oldest first, each with its
- * cause in parts; and the callbacks that named it, from the callbacks audit log, with their verification result.
+ * cause in parts; its adjustments; and the callbacks that named it, from the callbacks audit log, with their
+ * verification result.
  */
 public class OrderHistory {
 
@@ -23,9 +28,25 @@ public class OrderHistory {
     static final int MAX_CALLBACKS = 100;
 
     private final Database db;
+    private final AdjustmentRepository adjustments;
 
     public OrderHistory(Database db) {
         this.db = db;
+        // Only read here: the clock stamps nothing.
+        this.adjustments = new AdjustmentRepository(db, Clock.systemUTC());
+    }
+
+    /** The order's adjustments (refunds, chargebacks, reversals), oldest first, each with its state and sync. */
+    public List<Map<String, Object>> adjustments(String orderNumber) {
+        return adjustments.forOrder(orderNumber).stream().map(Adjustment::view).toList();
+    }
+
+    /** The order's adjusted total (refunds and chargebacks not Void, less reversals), as the API shows amounts. */
+    public String adjustedAmount(String orderNumber) {
+        return adjustments
+                .orderTotal(orderNumber)
+                .map(t -> Money.format(t.adjusted(), t.currency()))
+                .orElse(null);
     }
 
     public List<Map<String, Object>> transitions(String orderNumber) {

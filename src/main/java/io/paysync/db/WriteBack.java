@@ -46,7 +46,10 @@ public record WriteBack(Set<String> conclusions) {
         if (conclusions.isEmpty() || TransitionLog.LEGACY.equals(e.cause().actor())) {
             return null;
         }
-        boolean concludes = "payment".equals(e.machine()) ? !"Pending".equals(e.to()) : "Completed".equals(e.to());
+        // An order's payment or sync concludes; an adjustment's transitions are not the order's conclusions.
+        boolean concludes = "payment".equals(e.machine())
+                ? !"Pending".equals(e.to())
+                : "sync".equals(e.machine()) && "Completed".equals(e.to());
         return concludes && conclusions.contains(e.to()) ? e.to() : null;
     }
 }

@@ -7,6 +7,8 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.paysync.db.Database;
+import io.paysync.order.Adjustment;
+import io.paysync.order.AdjustmentStatus;
 import io.paysync.order.PaymentStatus;
 import io.paysync.order.SyncStatus;
 import io.paysync.sync.CallOutcome;
@@ -35,13 +37,15 @@ import org.slf4j.LoggerFactory;
  * record (SyncStatus Pending or Processing) has been paid, 0 when none;
  * <li>{@code paysync_dead_letters}: orders whose SyncStatus is Failed;
  * <li>{@code paysync_anomalies_total{kind}}: anomalies recorded, per kind;
+ * <li>{@code paysync_adjustments{kind, status}}: adjustments (refund, chargeback, chargeback-reversed) per kind and
+ * state (Pending, Final, Void), every pair present;
  * <li>{@code paysync_third_party_calls_total{outcome}} and {@code paysync_third_party_call_duration_seconds}: every try
  * at the third party ({@link CallOutcome});
  * <li>{@code paysync_circuit_breaker_state{breaker, state}}: 1 for the breaker's current state, 0 for the others;
  * <li>{@code paysync_sync_claim_batch_size}: orders per claim round of this worker.
  * </ul>
- * The database figures come from three small queries ({@code count-orders-by-status}, {@code
- * oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind}) run at most once per {@code refresh} however often
+ * The database figures come from four small queries ({@code count-orders-by-status}, {@code
+ * oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind}, {@code count-adjustments-by-kind-and-status}) run at most once per {@code refresh} however often
  * and by however many scrapers it is scraped; they are the database's, so every instance reports the same values.
  */
 public class BusinessMetrics implements SyncObserver {
@@ -107,6 +111,15 @@ public class BusinessMetrics implements SyncObserver {
                 .description("Orders whose sync is Failed (dead letters), waiting for an operator")
                 .register(registry);
         KNOWN_ANOMALY_KINDS.forEach(this::registerAnomalyKind);
+        for (String kind : List.of(Adjustment.REFUND, Adjustment.CHARGEBACK, Adjustment.CHARGEBACK_REVERSED)) {
+            for (AdjustmentStatus status : AdjustmentStatus.values()) {
+                Gauge.builder("paysync.adjustments", this, m -> m.fresh().adjustments(kind, status))
+                        .description("Adjustments of paid orders per kind and status (from the database)")
+                        .tag("kind", kind)
+                        .tag("status", status.name())
+                        .register(registry);
+            }
+        }
         for (CallOutcome o : CallOutcome.values()) {
             calls.put(
                     o,
@@ -227,8 +240,17 @@ public class BusinessMetrics implements SyncObserver {
         db.jdbc().query(db.sql("count-anomalies-by-kind"), Map.of(), rs -> {
             anomalies.put(rs.getString("kind"), rs.getLong("anomaly_count"));
         });
+        Map<String, Long> adjustments = new HashMap<>();
+        db.jdbc().query(db.sql("count-adjustments-by-kind-and-status"), Map.of(), rs -> {
+            adjustments.put(
+                    rs.getString("kind").trim() + "/" + rs.getString("status").trim(), rs.getLong("adjustment_count"));
+        });
         OffsetDateTime first = oldest.isEmpty() ? null : oldest.get(0);
-        return new Snapshot(Map.copyOf(orders), first == null ? null : first.toInstant(), Map.copyOf(anomalies));
+        return new Snapshot(
+                Map.copyOf(orders),
+                first == null ? null : first.toInstant(),
+                Map.copyOf(anomalies),
+                Map.copyOf(adjustments));
     }
 
     private void registerAnomalyKind(String kind) {
@@ -252,8 +274,16 @@ public class BusinessMetrics implements SyncObserver {
         return Duration.ofMillis(ms);
     }
 
-    record Snapshot(Map<String, Long> orderCounts, Instant oldestUnsyncedPaidAt, Map<String, Long> anomalies) {
-        static final Snapshot EMPTY = new Snapshot(Map.of(), null, Map.of());
+    record Snapshot(
+            Map<String, Long> orderCounts,
+            Instant oldestUnsyncedPaidAt,
+            Map<String, Long> anomalies,
+            Map<String, Long> adjustmentCounts) {
+        static final Snapshot EMPTY = new Snapshot(Map.of(), null, Map.of(), Map.of());
+
+        long adjustments(String kind, AdjustmentStatus status) {
+            return adjustmentCounts.getOrDefault(kind + "/" + status.name(), 0L);
+        }
 
         long orders(PaymentStatus p, SyncStatus s) {
             return orderCounts.getOrDefault(key(p, s), 0L);

@@ -6,6 +6,7 @@ import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
+import io.paysync.order.AdjustmentRepository;
 import java.time.Clock;
 import java.util.List;
 import java.util.Map;
@@ -18,8 +19,8 @@ import org.apache.camel.Processor;
 /**
  * The gateway's HTTP doors: the signed callback ({@code POST /api/payments/callback}, docs/gateways.md) and the
  * adapters' mapped events ({@code routes/adapters/}). Each authenticates and parses, then hands the news to
- * {@link PaymentRules}, which decides what it does to the order; this class only turns the outcome into the answer
- * and keeps the audit log.
+ * {@link PaymentRules}, which decides what it does to the order (or, for a refund or chargeback event, what adjustment
+ * it records); this class only turns the outcome into the answer and keeps the audit log.
  */
 public class PaymentCallbackHandler implements Processor {
 
@@ -28,7 +29,12 @@ public class PaymentCallbackHandler implements Processor {
             PaymentRules.OUTCOME_PAID, Json.Written.of(Map.of("outcome", PaymentRules.OUTCOME_PAID)),
             PaymentRules.OUTCOME_ALREADY_PAID, Json.Written.of(Map.of("outcome", PaymentRules.OUTCOME_ALREADY_PAID)),
             PaymentRules.OUTCOME_FAILED, Json.Written.of(Map.of("outcome", PaymentRules.OUTCOME_FAILED)),
-            PaymentRules.OUTCOME_IGNORED, Json.Written.of(Map.of("outcome", PaymentRules.OUTCOME_IGNORED)));
+            PaymentRules.OUTCOME_IGNORED, Json.Written.of(Map.of("outcome", PaymentRules.OUTCOME_IGNORED)),
+            AdjustmentRules.OUTCOME_RECORDED, Json.Written.of(Map.of("outcome", AdjustmentRules.OUTCOME_RECORDED)),
+            AdjustmentRules.OUTCOME_FINAL, Json.Written.of(Map.of("outcome", AdjustmentRules.OUTCOME_FINAL)),
+            AdjustmentRules.OUTCOME_VOID, Json.Written.of(Map.of("outcome", AdjustmentRules.OUTCOME_VOID)),
+            AdjustmentRules.OUTCOME_ALREADY_RECORDED,
+                    Json.Written.of(Map.of("outcome", AdjustmentRules.OUTCOME_ALREADY_RECORDED)));
 
     private static final Pattern EVENT_ID = Pattern.compile("[\\x21-\\x7E]{1,256}");
 
@@ -88,7 +94,19 @@ public class PaymentCallbackHandler implements Processor {
             RequestChecks.requireJson(exchange);
             verifier.verify(webhookId, single(in, "webhook-timestamp"), joined(in, "webhook-signature"), body);
             audit.signature(CallbackSignatureVerifier.VALID);
-            CallbackRequest callback = CallbackRequest.parse(body);
+            ObjectNode json = Json.readObject(body);
+            if (AdjustmentEvent.isAdjustment(json)) {
+                AdjustmentRepository.News news = AdjustmentEvent.parse(json);
+                audit.orderNumber(news.orderNumber());
+                String outcome = rules.applyAdjustment(
+                        news,
+                        PaymentRules.Source.callback(webhookId),
+                        moved -> callbacks.insert(audit.answered(200, moved)));
+                audit.answered(200, outcome);
+                logged = PaymentRules.adjustmentMoved(outcome); // committed with the transition
+                return ApiReply.ok(ANSWERS.get(outcome));
+            }
+            CallbackRequest callback = CallbackRequest.parse(json);
             audit.orderNumber(callback.orderNumber()); // parsed once: the log need not read the body again
             String outcome = rules.apply(
                     callback,

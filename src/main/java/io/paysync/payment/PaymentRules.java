@@ -2,6 +2,7 @@ package io.paysync.payment;
 
 import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
+import io.paysync.order.AdjustmentRepository;
 import io.paysync.order.Money;
 import io.paysync.order.Order;
 import io.paysync.order.OrderRepository;
@@ -81,9 +82,13 @@ public final class PaymentRules {
     }
 
     private final OrderRepository orders;
+    private final AdjustmentRepository adjustmentRepository;
+    private final AdjustmentRules adjustments;
 
-    public PaymentRules(OrderRepository orders) {
+    public PaymentRules(OrderRepository orders, AdjustmentRepository adjustments) {
         this.orders = orders;
+        this.adjustmentRepository = adjustments;
+        this.adjustments = new AdjustmentRules(orders, adjustments);
     }
 
     /**
@@ -91,7 +96,7 @@ public final class PaymentRules {
      * {@link OrderRepository#withSavepoints()}): for a source that applies many rows in one transaction.
      */
     public PaymentRules withSavepoints() {
-        return new PaymentRules(orders.withSavepoints());
+        return new PaymentRules(orders.withSavepoints(), adjustmentRepository);
     }
 
     /**
@@ -300,5 +305,28 @@ public final class PaymentRules {
         } else {
             orders.recordAnomaly(kind, news.orderNumber(), news.transactionId(), source.id(), detail);
         }
+    }
+
+    // ----- Adjustments: refunds, chargebacks and their reversals of a Paid order (AdjustmentRules) -----
+
+    /**
+     * Applies news of an adjustment from {@code source}; returns the outcome ({@code recorded}, {@code final},
+     * {@code void}, {@code already-recorded}, {@code ignored}) or throws the refusal. {@code withTransition} runs in
+     * the transition's transaction, given the outcome, when something is stored or moves (the callback's audit row).
+     */
+    public String applyAdjustment(AdjustmentRepository.News news, Source source, Consumer<String> withTransition) {
+        try {
+            String outcome = adjustments.apply(news, source, withTransition);
+            OrderTrace.outcome(news.orderNumber(), outcome);
+            return outcome;
+        } catch (ApiException refused) {
+            OrderTrace.outcome(news.orderNumber(), refused.code());
+            throw refused;
+        }
+    }
+
+    /** Whether an adjustment's outcome stored or moved something. */
+    public static boolean adjustmentMoved(String outcome) {
+        return AdjustmentRules.moved(outcome);
     }
 }

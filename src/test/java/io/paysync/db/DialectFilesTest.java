@@ -146,6 +146,24 @@ class DialectFilesTest {
     }
 
     @Test
+    void should_keep_the_adjustment_total_within_the_order_amount_with_one_guarded_update_in_every_dialect() {
+        for (Dialect d : Dialect.values()) {
+            assertThat(d.sql("adjust-order-total").replaceAll("\\s+", " "))
+                    .as(d + " adjust-order-total")
+                    .isEqualTo(("UPDATE orders SET adjusted_amount = adjusted_amount + :delta WHERE order_number ="
+                                    + " :orderNumber AND payment_status = N'Paid' AND currency = :currency AND"
+                                    + " adjusted_amount + :delta <= amount AND adjusted_amount + :delta >= 0")
+                            .replace("N'", d == Dialect.SQLSERVER ? "N'" : "'"));
+            assertThat(d.sql("reverse-chargeback").replaceAll("\\s+", " "))
+                    .as(d + " reverse-chargeback")
+                    .contains("AND reversed_amount + :amount <= amount");
+            assertThat(d.sql("move-adjustment").replaceAll("\\s+", " "))
+                    .as(d + " move-adjustment")
+                    .containsPattern("WHERE gateway_id = :gatewayId AND status = N?'Pending' AND");
+        }
+    }
+
+    @Test
     void should_claim_only_final_payments_with_one_locking_statement_in_every_dialect() {
         for (Dialect d : Dialect.values()) {
             String sql = d.sql("claim-paid-orders").replaceAll("\\s+", " ");

@@ -312,7 +312,7 @@ public final class PaysyncInstance implements AutoCloseable {
         Map<String, List<List<Object>>> tables = new LinkedHashMap<>();
         try (Connection c = database.connect();
                 Statement s = c.createStatement()) {
-            for (String table : new String[] {"orders", "order_transitions", "anomalies"}) {
+            for (String table : new String[] {"orders", "adjustments", "order_transitions", "anomalies"}) {
                 List<List<Object>> rows = new ArrayList<>();
                 try (ResultSet rs = s.executeQuery("SELECT * FROM " + table + " ORDER BY id")) {
                     ResultSetMetaData md = rs.getMetaData();
