@@ -51,6 +51,17 @@ public class AdjustmentRepository {
             String reverses,
             AdjustmentStatus status) {
 
+        /**
+         * Only a refund is ever reported Pending: a chargeback and its reversal are final when they happen. The total
+         * counts a reversal only once Final (docs/contract.md, "the total rule"), so a Pending one would need moves
+         * that add back; refusing it here keeps every move a release.
+         */
+        public News {
+            if (status == AdjustmentStatus.Pending && !Adjustment.REFUND.equals(kind)) {
+                throw new IllegalArgumentException("Only a refund can be Pending, not a " + kind);
+            }
+        }
+
         /** What it adds to the order's total when recorded: a reversal takes its amount off, a Void adds nothing. */
         BigDecimal recordedDelta() {
             if (status == AdjustmentStatus.Void) {
