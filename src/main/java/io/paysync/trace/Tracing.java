@@ -49,6 +49,16 @@ public final class Tracing {
     private static final AttributeKey<String> SERVICE_INSTANCE_ID = AttributeKey.stringKey("service.instance.id");
     private static final Logger LOG = LoggerFactory.getLogger(Tracing.class);
 
+    /** The runtimes of this JVM whose tracing is installed and not yet stopped (in production one, or none). */
+    private static int runtimesTracing;
+
+    /**
+     * Whether the hooks in Paysync's own code (the order and outcome on a span, the trace context kept with the order,
+     * the ids in the log) have anything to do: only while a runtime in this JVM traces. Decided as runtimes start and
+     * stop, so with tracing off (the default) each hook returns at once, without reading OpenTelemetry's context.
+     */
+    private static volatile boolean inUse;
+
     private Tracing() {}
 
     /** Refuses a bad tracing setting before anything is opened, naming it. */
@@ -98,9 +108,16 @@ public final class Tracing {
         context.getRegistry().bind("paysyncTracePropagators", ContextPropagators.class, sdk.getPropagators());
         context.addService(new ServiceSupport() {
             @Override
+            protected void doStart() {
+                // Before the routes start (Camel starts its services first).
+                runtimeTraces(true);
+            }
+
+            @Override
             protected void doStop() {
                 // After the routes stopped: the spans of their last exchanges are sent before the exporter stops.
                 sdk.close();
+                runtimeTraces(false);
             }
         });
         OpenTelemetryTracer tracer = new OpenTelemetryTracer();
@@ -110,6 +127,16 @@ public final class Tracing {
         // After the tracer's: its route policy runs first and has made the route's span current.
         context.addRoutePolicyFactory(new RouteSpans(routeBegins));
         LOG.info("Tracing on: spans exported over OTLP/HTTP");
+    }
+
+    /** See {@link #inUse}. */
+    static boolean inUse() {
+        return inUse;
+    }
+
+    private static synchronized void runtimeTraces(boolean starts) {
+        runtimesTracing += starts ? 1 : -1;
+        inUse = runtimesTracing > 0;
     }
 
     private static OpenTelemetrySdk sdk(Settings settings, String instanceId) {

@@ -44,6 +44,12 @@ public final class OtlpReceiver implements AutoCloseable {
 
     public record Link(String traceId, String spanId) {}
 
+    /**
+     * The SDK's own knob for how often spans are sent (standard, like {@code OTEL_BSP_SCHEDULE_DELAY}), as system
+     * properties: quicker than the five-second default, so a test waits less for what it exports.
+     */
+    public static final Map<String, String> QUICK_EXPORT = Map.of("otel.bsp.schedule.delay", "100");
+
     private final HttpServer server;
     private final List<Received> spans = new CopyOnWriteArrayList<>();
     private final List<String> requestHeaders = new CopyOnWriteArrayList<>();

@@ -4,6 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.paysync.support.LogHygiene;
 import io.paysync.support.OtlpReceiver;
 import io.paysync.support.OtlpReceiver.Received;
@@ -37,14 +41,12 @@ class TracingTest {
     @BeforeAll
     void start() throws Exception {
         receiver = OtlpReceiver.start();
-        // The SDK's own knob for how often spans are sent (standard, like OTEL_BSP_SCHEDULE_DELAY): quicker than the
-        // five-second default so the test waits less.
-        System.setProperty("otel.bsp.schedule.delay", "100");
+        OtlpReceiver.QUICK_EXPORT.forEach(System::setProperty);
     }
 
     @AfterAll
     void stop() {
-        System.clearProperty("otel.bsp.schedule.delay");
+        OtlpReceiver.QUICK_EXPORT.keySet().forEach(System::clearProperty);
         receiver.close();
     }
 
@@ -53,13 +55,18 @@ class TracingTest {
     }
 
     @Test
-    void should_start_no_exporter_thread_and_install_no_tracer_when_tracing_is_off() throws Exception {
+    void should_start_no_exporter_thread_install_no_tracer_and_keep_no_trace_context_when_tracing_is_off()
+            throws Exception {
         Set<Long> before = exporterThreads();
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
-            assertThat(app.createOrder("OFF-1", "5.00", "EUR").status()).isEqualTo(201);
-            assertThat(app.callback("OFF-1", "gw_OFF-1", "5.00", "EUR", "succeeded")
-                            .outcome())
-                    .isEqualTo("paid");
+            assertThat(app.postJson(
+                                    "/api/orders",
+                                    "{\"orderNumber\":\"OFF-1\",\"amount\":\"5.00\",\"currency\":\"EUR\"}",
+                                    "traceparent",
+                                    CALLER_PARENT)
+                            .status())
+                    .isEqualTo(201);
+            assertThat(tracedCallback(app, "OFF-1").outcome()).isEqualTo("paid");
 
             assertThat(exporterThreads())
                     .as("exporter threads started by this runtime")
@@ -68,6 +75,41 @@ class TracingTest {
                     .isNull();
             assertThat(app.camelContext().getRegistry().findByType(io.opentelemetry.api.trace.Tracer.class))
                     .isEmpty();
+            assertThat(app.column("OFF-1", "paid_trace_parent"))
+                    .as("the caller's traceparent is not kept with the order")
+                    .isNull();
+        }
+    }
+
+    @Test
+    void should_leave_even_a_current_span_alone_while_no_runtime_traces() throws Exception {
+        try (SdkTracerProvider provider = SdkTracerProvider.builder().build()) {
+            Span span = provider.get("test").spanBuilder("current").startSpan();
+            try (Scope ignored = span.makeCurrent()) {
+                // Tracing off: the hooks return before reading the context, whatever span is current.
+                OrderTrace.outcome("NOOP-1", "paid");
+                assertThat(OrderTrace.traceParent()).isNull();
+                assertThat(new TraceContextData().supplyContextData()).isEmpty();
+                assertThat(((ReadableSpan) span).toSpanData().getAttributes().isEmpty())
+                        .isTrue();
+
+                try (PaysyncInstance traced = PaysyncInstance.start(TestDatabase.h2(), tracingTo(receiver))) {
+                    OrderTrace.outcome("NOOP-1", "paid");
+                    assertThat(((ReadableSpan) span).getAttribute(OrderTrace.OUTCOME))
+                            .isEqualTo("paid");
+                    assertThat(OrderTrace.traceParent())
+                            .isEqualTo("00-" + span.getSpanContext().getTraceId() + "-"
+                                    + span.getSpanContext().getSpanId() + "-"
+                                    + span.getSpanContext().getTraceFlags().asHex());
+                    assertThat(new TraceContextData().supplyContextData())
+                            .containsEntry("trace_id", span.getSpanContext().getTraceId());
+                }
+                assertThat(OrderTrace.traceParent())
+                        .as("off again once the traced runtime stopped")
+                        .isNull();
+            } finally {
+                span.end();
+            }
         }
     }
 
@@ -79,16 +121,7 @@ class TracingTest {
             assertThat(app.postJson("/api/orders", order, "traceparent", CALLER_PARENT)
                             .status())
                     .isEqualTo(201);
-            byte[] body = PaysyncInstance.callbackBody("TR-1", "gw_TR-1", "5.00", "EUR", "succeeded")
-                    .getBytes();
-            String[] signed = PaysyncInstance.signatureHeaders(
-                    body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
-            String[] headers = java.util.Arrays.copyOf(signed, signed.length + 2);
-            headers[signed.length] = "traceparent";
-            headers[signed.length + 1] = CALLER_PARENT;
-            assertThat(app.post("/api/payments/callback", "application/json", body, headers)
-                            .outcome())
-                    .isEqualTo("paid");
+            assertThat(tracedCallback(app, "TR-1").outcome()).isEqualTo("paid");
 
             await().atMost(Duration.ofSeconds(20))
                     .untilAsserted(() -> assertThat(names(inTrace(CALLER_TRACE)))
@@ -161,6 +194,18 @@ class TracingTest {
         ratio.put("paysync.tracing.sampling-ratio", "1.5");
         assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), ratio))
                 .hasMessageContaining("paysync.tracing.sampling-ratio must be a number from 0 to 1 (was '1.5')");
+    }
+
+    /** The gateway's signed "succeeded" for {@code order} (5.00 EUR), sent with the caller's traceparent. */
+    private static PaysyncInstance.Response tracedCallback(PaysyncInstance app, String order) throws Exception {
+        byte[] body = PaysyncInstance.callbackBody(order, "gw_" + order, "5.00", "EUR", "succeeded")
+                .getBytes();
+        String[] signed = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
+        String[] headers = java.util.Arrays.copyOf(signed, signed.length + 2);
+        headers[signed.length] = "traceparent";
+        headers[signed.length + 1] = CALLER_PARENT;
+        return app.post("/api/payments/callback", "application/json", body, headers);
     }
 
     List<Received> inTrace(String traceId) {
