@@ -13,7 +13,10 @@ import io.paysync.support.OtlpReceiver;
 import io.paysync.support.OtlpReceiver.Received;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,8 +25,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
-/** Tracing on exports Camel's route and step spans to a real OTLP/HTTP receiver; off, nothing of it exists. */
+/** Tracing on exports Camel's route and step spans to a real OTLP receiver (HTTP, gRPC); off, nothing of it exists. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TracingTest {
 
@@ -123,17 +127,22 @@ class TracingTest {
                     .isEqualTo(201);
             assertThat(tracedCallback(app, "TR-1").outcome()).isEqualTo("paid");
 
-            await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(() -> assertThat(names(inTrace(CALLER_TRACE)))
-                            .as("spans received: %s", receiver.spans())
-                            .contains("orders-api-create-order-bean", "payment-callback-verify-and-apply-process"));
+            // A route's span ends, and so is sent, after its steps' spans: waited for too.
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                List<Received> received = inTrace(CALLER_TRACE);
+                assertThat(names(received))
+                        .as("spans received: %s", receiver.spans())
+                        .contains("orders-api-create-order-bean", "payment-callback-verify-and-apply-process");
+                assertThat(received)
+                        .as("the route's span names the route, as Hawtio does")
+                        .anySatisfy(
+                                s -> assertThat(s.attributes()).containsEntry("camel.route.id", "payment-callback"));
+            });
             List<Received> spans = inTrace(CALLER_TRACE);
             assertThat(spans)
                     .as("every span of the callback and the order's creation continues the caller's trace")
                     .allSatisfy(s -> assertThat(s.traceId()).isEqualTo(CALLER_TRACE));
             assertThat(spans)
-                    .as("the route's span names the route, as Hawtio does")
-                    .anySatisfy(s -> assertThat(s.attributes()).containsEntry("camel.route.id", "payment-callback"))
                     .as("the step that applied the payment names the order and the outcome")
                     .anySatisfy(s -> assertThat(s.attributes())
                             .containsEntry("paysync.order.number", "TR-1")
@@ -185,15 +194,64 @@ class TracingTest {
     }
 
     @Test
-    void should_refuse_to_start_with_a_protocol_or_ratio_it_cannot_use_naming_the_setting() {
-        Map<String, String> grpc = new java.util.HashMap<>(tracingTo(receiver));
-        grpc.put("paysync.tracing.protocol", "grpc");
-        assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), grpc))
-                .hasMessageContaining("paysync.tracing.protocol must be http/protobuf (was 'grpc')");
-        Map<String, String> ratio = new java.util.HashMap<>(tracingTo(receiver));
+    void should_export_over_grpc_when_the_setting_or_the_standard_variable_says_so() throws Exception {
+        try (OtlpReceiver grpc = OtlpReceiver.startGrpc()) {
+            Map<String, String> props = new HashMap<>(tracingTo(grpc));
+            props.put("paysync.tracing.protocol", "grpc");
+            props.put("paysync.tracing.headers", "x-tenant=paysync-test");
+            paidWhileTraced(grpc, props, "GRPC-1");
+            assertThat(grpc.requestHeaders())
+                    .contains("x-tenant: paysync-test")
+                    .anySatisfy(h -> assertThat(h).startsWith("content-type: application/grpc"));
+
+            System.setProperty("otel.exporter.otlp.protocol", "grpc");
+            try {
+                paidWhileTraced(grpc, tracingTo(grpc), "GRPC-2");
+            } finally {
+                System.clearProperty("otel.exporter.otlp.protocol");
+            }
+        }
+    }
+
+    @Test
+    void should_refuse_to_start_with_a_protocol_or_ratio_it_cannot_use_naming_the_setting(@TempDir Path workDir)
+            throws Exception {
+        Map<String, String> json = new HashMap<>(tracingTo(receiver));
+        json.put("paysync.tracing.protocol", "http/json");
+        assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), json))
+                .hasMessageContaining("paysync.tracing.protocol must be http/protobuf or grpc (was 'http/json')");
+        Map<String, String> ratio = new HashMap<>(tracingTo(receiver));
         ratio.put("paysync.tracing.sampling-ratio", "1.5");
         assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), ratio))
                 .hasMessageContaining("paysync.tracing.sampling-ratio must be a number from 0 to 1 (was '1.5')");
+        // The standard variable, as an operator sets it, in a JVM of its own.
+        try (WorkerProcess p = WorkerProcess.start(
+                workDir,
+                Map.of(
+                        "CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()),
+                        "PAYSYNC_TRACING_ENABLED", "true",
+                        "OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+                Map.of())) {
+            assertThat(p.waitFor(60)).as(p.output()).isEqualTo(1);
+            assertThat(p.output())
+                    .contains("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or grpc (was 'http/json')");
+        }
+    }
+
+    /** A runtime with {@code settings} takes a payment for {@code order}; its span reaches {@code receiver}. */
+    private static void paidWhileTraced(OtlpReceiver receiver, Map<String, String> settings, String order)
+            throws Exception {
+        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), settings)) {
+            assertThat(app.createOrder(order, "5.00", "EUR").status()).isEqualTo(201);
+            assertThat(app.callback(order, "gw_" + order, "5.00", "EUR", "succeeded")
+                            .outcome())
+                    .isEqualTo("paid");
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(receiver.spans())
+                            .anySatisfy(s -> assertThat(s.attributes())
+                                    .containsEntry("paysync.order.number", order)
+                                    .containsEntry("paysync.outcome", "paid")));
+        }
     }
 
     /** The gateway's signed "succeeded" for {@code order} (5.00 EUR), sent with the caller's traceparent. */
