@@ -4,12 +4,14 @@ import io.paysync.config.InvalidSettingsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.Appender;
 import org.apache.logging.log4j.core.LoggerContext;
 import org.apache.logging.log4j.core.config.AppenderRef;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.jul.Log4jBridgeHandler;
 
 /**
  * The log's layout, {@value #SETTING}: {@code text} (the default) or {@code json}. log4j2 starts before any setting is
@@ -28,6 +30,8 @@ public final class LogFormat {
 
     private static final List<String> FORMATS = List.of("text", "json");
 
+    private static final AtomicBoolean JUL_BRIDGED = new AtomicBoolean();
+
     private LogFormat() {}
 
     /**
@@ -35,6 +39,11 @@ public final class LogFormat {
      * refused, naming the setting, after the log is turned to text so that the refusal itself is written.
      */
     public static void use(String value) {
+        // Libraries that log through java.util.logging (gRPC, OpenTelemetry's SDK) would write past log4j2, in a
+        // layout of their own; bridged, their lines are written like every other, at log4j2's levels. Once a JVM.
+        if (JUL_BRIDGED.compareAndSet(false, true)) {
+            Log4jBridgeHandler.install(true, null, true);
+        }
         String format = value == null || value.isBlank() ? "text" : value.trim().toLowerCase(Locale.ROOT);
         if (!FORMATS.contains(format)) {
             switchTo("text");

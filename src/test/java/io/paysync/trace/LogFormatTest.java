@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.OtlpReceiver;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.WorkerProcess;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +25,17 @@ class LogFormatTest {
 
     @Test
     void should_write_one_ecs_json_object_per_line_when_the_log_format_is_json() throws Exception {
-        assertJson(startedLog(Map.of("PAYSYNC_LOG_FORMAT", "json")));
+        // Traced over gRPC: the libraries that log through java.util.logging (gRPC's, OpenTelemetry's) write JSON too.
+        try (OtlpReceiver grpc = OtlpReceiver.startGrpc()) {
+            assertJson(startedLog(
+                    Map.of(
+                            "PAYSYNC_LOG_FORMAT", "json",
+                            "PAYSYNC_TRACING_ENABLED", "true",
+                            "PAYSYNC_TRACING_PROTOCOL", "grpc",
+                            "PAYSYNC_TRACING_ENDPOINT", grpc.endpoint(),
+                            "OTEL_BSP_SCHEDULE_DELAY", "100"),
+                    () -> !grpc.spans().isEmpty()));
+        }
     }
 
     @Test
@@ -87,11 +99,17 @@ class LogFormatTest {
 
     /** The log of a dev runtime started with {@code env}, up to its health answering. */
     private List<String> startedLog(Map<String, String> env) throws Exception {
+        return startedLog(env, () -> true);
+    }
+
+    /** As {@link #startedLog(Map)}, and then up to {@code also}. */
+    private List<String> startedLog(Map<String, String> env, Callable<Boolean> also) throws Exception {
         try (WorkerProcess p = start(env)) {
             await().atMost(Duration.ofSeconds(90))
                     .pollInterval(Duration.ofMillis(200))
                     .until(() -> p.output().contains("Paysync configured")
-                            && p.output().contains("Database open"));
+                            && p.output().contains("Database open")
+                            && also.call());
             return p.output().lines().filter(l -> !l.isBlank()).toList();
         }
     }
