@@ -257,15 +257,16 @@ public abstract class SyncTracingSuite {
 
     /** Tracing to the receiver, syncing or not, with quick timers: as settings, which a process takes as variables. */
     private Map<String, String> tracing(String instance, boolean syncing) {
-        Map<String, String> props = new HashMap<>(TracingTest.tracingTo(receiver));
-        props.put("paysync.sync.worker-id", instance);
-        props.put("paysync.sync.enabled", String.valueOf(syncing));
-        props.put("paysync.third-party.url", stub.url());
-        props.put("paysync.sync.period-ms", "100");
-        props.put("paysync.sync.backoff-base-ms", "50");
-        props.put("paysync.sync.backoff-max-ms", "200");
-        props.put("paysync.third-party.lookup-settle-ms", "1000");
-        props.put("paysync.third-party.response-timeout-ms", "1000");
+        Map<String, String> props = new HashMap<>(Map.of(
+                "paysync.sync.worker-id", instance,
+                "paysync.sync.enabled", String.valueOf(syncing),
+                "paysync.third-party.url", stub.url(),
+                "paysync.sync.period-ms", "100",
+                "paysync.sync.backoff-base-ms", "50",
+                "paysync.sync.backoff-max-ms", "200",
+                "paysync.third-party.lookup-settle-ms", "1000",
+                "paysync.third-party.response-timeout-ms", "1000"));
+        props.putAll(TracingTest.tracingTo(receiver));
         return props;
     }
 
