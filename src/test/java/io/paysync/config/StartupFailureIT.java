@@ -129,6 +129,14 @@ class StartupFailureIT {
     }
 
     @Test
+    void should_refuse_an_unknown_log_format_saying_so_in_text() throws Exception {
+        withRoutes();
+        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
+        env.put("PAYSYNC_LOG_FORMAT", "gelf");
+        oneMessage(refused(env), "paysync.log.format must be text or json (is 'gelf'");
+    }
+
+    @Test
     void should_say_the_database_does_not_answer() throws Exception {
         withRoutes();
         String output = refused(complete("jdbc:postgresql://127.0.0.1:1/paysync"));
