@@ -181,9 +181,16 @@ public final class Tracing {
         defaults.put("otel.exporter.otlp.protocol", HTTP_PROTOBUF);
         Map<String, String> chosen = new HashMap<>();
         settings.get(SERVICE_NAME).map(String::trim).ifPresent(v -> chosen.put("otel.service.name", v));
-        settings.get(ENDPOINT).map(String::trim).ifPresent(v -> chosen.put("otel.exporter.otlp.endpoint", v));
+        settings.get(ENDPOINT).map(String::trim).ifPresent(v -> {
+            chosen.put("otel.exporter.otlp.endpoint", v);
+            // The standard traces-only endpoint would beat this general one; it is the full URL, over HTTP with the
+            // path the SDK appends to the general one.
+            chosen.put(
+                    "otel.exporter.otlp.traces.endpoint",
+                    GRPC.equals(protocol(settings)) ? v : v.replaceAll("/+$", "") + "/v1/traces");
+        });
         settings.get(PROTOCOL).map(v -> v.trim().toLowerCase(Locale.ROOT)).ifPresent(v -> {
-            // Both keys: the standard traces-only one would otherwise beat the general one this setting stands for.
+            // Both keys: the standard traces-only one would beat the general one this setting stands for.
             chosen.put("otel.exporter.otlp.protocol", v);
             chosen.put("otel.exporter.otlp.traces.protocol", v);
         });

@@ -214,6 +214,21 @@ class TracingTest {
     }
 
     @Test
+    void should_let_its_own_settings_win_over_the_standard_traces_only_variables() throws Exception {
+        Map<String, String> standard = Map.of(
+                "otel.exporter.otlp.traces.protocol", "grpc",
+                "otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:9/nowhere");
+        standard.forEach(System::setProperty);
+        try {
+            Map<String, String> props = new HashMap<>(tracingTo(receiver));
+            props.put("paysync.tracing.protocol", "http/protobuf");
+            paidWhileTraced(receiver, props, "OWN-1");
+        } finally {
+            standard.keySet().forEach(System::clearProperty);
+        }
+    }
+
+    @Test
     void should_refuse_to_start_with_a_protocol_or_ratio_it_cannot_use_naming_the_setting(@TempDir Path workDir)
             throws Exception {
         Map<String, String> json = new HashMap<>(tracingTo(receiver));
