@@ -69,7 +69,8 @@ public final class LogFormat {
                 String to = ref.getRef().equals(started)
                         ? format
                         : ref.getRef().equals("brief-" + started) ? "brief-" + format : null;
-                Appender appender = to == null ? null : config.getAppender(to);
+                // Where the layout stays the same nothing is touched: no line falls between a removal and an addition.
+                Appender appender = to == null || to.equals(ref.getRef()) ? null : config.getAppender(to);
                 if (appender != null) {
                     logger.removeAppender(ref.getRef());
                     logger.addAppender(appender, ref.getLevel(), ref.getFilter());
