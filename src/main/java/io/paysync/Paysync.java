@@ -1,6 +1,8 @@
 package io.paysync;
 
+import io.paysync.config.Settings;
 import io.paysync.config.StartupFailure;
+import io.paysync.observe.LogFormat;
 import io.paysync.observe.Observability;
 import io.paysync.payment.CallbackSigner;
 import io.paysync.startup.CdsTraining;
@@ -57,12 +59,15 @@ public final class Paysync {
 
     /** A configured, not yet started runtime; tests start it with {@link Main#start()}. */
     public static Main create() {
+        String profile = activeProfile();
+        // Before Camel writes its first line, so that every line of a JSON log is JSON: from the places Camel reads
+        // the setting from, in its order. Camel's own reading, below, has the last word.
+        LogFormat.use(earlySetting(LogFormat.SETTING, profile));
         Main main = new Main(Paysync.class);
         // PaysyncConfiguration binds every bean by hand, so it is named here instead of found by scanning the
         // io.paysync package on the class path: a scan would cost every start and find nothing more.
         main.configure().setBasePackageScanEnabled(false);
         main.configure().addConfiguration(PaysyncConfiguration.class);
-        String profile = activeProfile();
         main.configure().setProfile(profile);
         main.addInitialProperty("camel.main.profile", profile);
         // First location wins, as in Spring Boot: a profile's file beats the general one, and for each a file next
@@ -85,6 +90,7 @@ public final class Paysync {
             @Override
             public void beforeConfigure(BaseMainSupport configuring) {
                 PropertiesComponent properties = configuring.getCamelContext().getPropertiesComponent();
+                LogFormat.use(properties.resolveProperty(LogFormat.SETTING).orElse(null));
                 defaultManagementPort(properties, profile);
                 tls(properties);
                 Observability.exemplarsWhenTraced(
@@ -160,24 +166,46 @@ public final class Paysync {
             profile = System.getenv("CAMEL_MAIN_PROFILE");
         }
         if (isBlank(profile)) {
-            profile = fileProperty(Path.of("application.properties"), "camel.main.profile");
+            profile = fileProperty("application.properties", "camel.main.profile");
         }
         return isBlank(profile) ? DEFAULT_PROFILE : profile.trim();
     }
 
-    private static String fileProperty(Path file, String key) {
-        if (!Files.isRegularFile(file)) {
-            try (InputStream in = Paysync.class.getResourceAsStream("/application.properties")) {
-                return in == null
-                        ? null
-                        : load(new InputStreamReader(in, StandardCharsets.UTF_8))
-                                .getProperty(key);
+    /**
+     * A setting needed before Camel reads its properties, from the same places in the same order: the environment,
+     * {@code -D}, then the profile's file and the general one (each next to the jar, then in it); null when unset.
+     */
+    static String earlySetting(String key, String profile) {
+        String value = System.getenv(Settings.envName(key));
+        if (isBlank(value)) {
+            value = System.getProperty(key);
+        }
+        if (isBlank(value)) {
+            value = fileProperty("application-" + profile + ".properties", key);
+        }
+        if (isBlank(value)) {
+            value = fileProperty("application.properties", key);
+        }
+        return isBlank(value) ? null : value;
+    }
+
+    /** {@code key} in the file {@code name} of the working directory, else in the one built into the jar. */
+    private static String fileProperty(String name, String key) {
+        Path file = Path.of(name);
+        if (Files.isRegularFile(file)) {
+            try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                String value = load(in).getProperty(key);
+                if (!isBlank(value)) {
+                    return value;
+                }
             } catch (IOException e) {
-                return null;
+                // Unreadable here, unreadable for Camel too, which then says so.
             }
         }
-        try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            return load(in).getProperty(key);
+        try (InputStream in = Paysync.class.getResourceAsStream("/" + name)) {
+            return in == null
+                    ? null
+                    : load(new InputStreamReader(in, StandardCharsets.UTF_8)).getProperty(key);
         } catch (IOException e) {
             return null;
         }

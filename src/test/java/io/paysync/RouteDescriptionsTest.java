@@ -55,6 +55,9 @@ class RouteDescriptionsTest {
     /** A key whose value is a block scalar ({@code note: >-}): the lines below it are text, not comments. */
     private static final Pattern BLOCK_SCALAR = Pattern.compile("^(\\s*(?:-\\s+)?)[^\\s#][^:]*:\\s*[|>][0-9+-]*\\s*$");
 
+    /** The parts of a step that hold steps of their own: when and doCatch a list of them, the others one each. */
+    private static final List<String> CLAUSES = List.of("when", "doCatch", "otherwise", "doFinally", "onFallback");
+
     private static final Pattern WORD = Pattern.compile("[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])");
 
     @Test
@@ -252,9 +255,7 @@ class RouteDescriptionsTest {
                         String where = file + " routeConfiguration " + idOf(value);
                         node(file, "routeConfiguration", value, found);
                         for (JsonNode clause : value.path("onException")) {
-                            JsonNode onException = clause.path("onException");
-                            node(where, "onException", onException, found);
-                            steps(where + " > onException " + idOf(onException), onException.get("steps"), found);
+                            withSteps(where, "onException", clause.path("onException"), found);
                         }
                     }
                     case "beans" -> {
@@ -282,24 +283,24 @@ class RouteDescriptionsTest {
                             + ") cannot carry an id or a description: write it as a map with uri");
                     continue;
                 }
-                node(where, eip, value, found);
+                withSteps(where, eip, value, found);
                 String inside = where + " > " + eip + " " + idOf(value);
-                steps(inside, value.get("steps"), found);
-                for (String clauses : List.of("when", "doCatch")) {
-                    for (JsonNode clause : value.path(clauses)) {
-                        node(inside, clauses, clause, found);
-                        steps(inside + " > " + clauses + " " + idOf(clause), clause.get("steps"), found);
-                    }
-                }
-                for (String clause : List.of("otherwise", "doFinally", "onFallback")) {
-                    JsonNode c = value.get(clause);
-                    if (c != null) {
-                        node(inside, clause, c, found);
-                        steps(inside + " > " + clause + " " + idOf(c), c.get("steps"), found);
+                for (String kind : CLAUSES) {
+                    JsonNode clauses = value.path(kind);
+                    if (!clauses.isMissingNode()) {
+                        for (JsonNode clause : clauses.isArray() ? clauses : List.of(clauses)) {
+                            withSteps(inside, kind, clause, found);
+                        }
                     }
                 }
             }
         }
+    }
+
+    /** A node that holds steps: the node, then its steps, found under its name. */
+    private static void withSteps(String where, String kind, JsonNode value, List<String> found) {
+        node(where, kind, value, found);
+        steps(where + " > " + kind + " " + idOf(value), value.get("steps"), found);
     }
 
     private static void node(String where, String kind, JsonNode value, List<String> found) {

@@ -11,7 +11,8 @@ import java.util.List;
 /**
  * What an operator looks a trace up by, on the span of the step at work: the order number, the outcome, the sync
  * attempt, and the link from a sync attempt to the payment that made the order Paid. Each is a no-op while nothing is
- * traced (tracing off, or a trace not sampled): the current span is then a non-recording one.
+ * traced: with no runtime in this JVM tracing (the default) it returns before OpenTelemetry's context is read, and
+ * with a trace not sampled the current span is a non-recording one.
  */
 public final class OrderTrace {
 
@@ -35,6 +36,9 @@ public final class OrderTrace {
 
     /** What this step concluded about the order: a callback's outcome, a sync outcome. */
     public static void outcome(String orderNumber, String outcome) {
+        if (!Tracing.inUse()) {
+            return;
+        }
         Span span = Span.current();
         if (span.isRecording()) {
             if (orderNumber != null) {
@@ -46,6 +50,9 @@ public final class OrderTrace {
 
     /** The current span's context as a W3C {@code traceparent}, to keep with the order; null when nothing is traced. */
     public static String traceParent() {
+        if (!Tracing.inUse()) {
+            return null;
+        }
         Span span = Span.current();
         if (!span.isRecording()) {
             return null;

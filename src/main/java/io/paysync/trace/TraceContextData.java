@@ -10,13 +10,16 @@ import org.apache.logging.log4j.core.util.ContextDataProvider;
  * {@code trace_flags} (the names OpenTelemetry's own log4j2 bridge uses), so a line written while a request or an
  * order is handled leads to its trace. Found by log4j2 through its service file. Paysync's own rather than
  * OpenTelemetry's bridge, which asks the JVM-wide global OpenTelemetry for its key names and so installs a no-op
- * global and logs about it through java.util.logging, outside the configured layout. With no span current (tracing
- * off, or outside a request) it adds nothing.
+ * global and logs about it through java.util.logging, outside the configured layout. With tracing off it adds
+ * nothing and reads no context; on, it adds nothing outside a request or an order.
  */
 public final class TraceContextData implements ContextDataProvider {
 
     @Override
     public Map<String, String> supplyContextData() {
+        if (!Tracing.inUse()) {
+            return Map.of();
+        }
         SpanContext context = Span.current().getSpanContext();
         if (!context.isValid()) {
             return Map.of();

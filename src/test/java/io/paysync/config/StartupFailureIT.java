@@ -66,6 +66,14 @@ class StartupFailureIT {
         return output;
     }
 
+    /** As {@link #refused}, installed with routes and every required setting, and {@code variable} set too. */
+    private String refusedWith(String variable, String value) throws Exception {
+        withRoutes();
+        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
+        env.put(variable, value);
+        return refused(env);
+    }
+
     private static void oneMessage(String output, String... saying) {
         assertThat(output).contains(saying);
         assertThat(output.lines().filter(l -> l.contains("ERROR") && l.contains("StartupFailure")))
@@ -100,10 +108,7 @@ class StartupFailureIT {
 
     @Test
     void should_name_an_invalid_setting() throws Exception {
-        withRoutes();
-        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
-        env.put("PAYSYNC_SETTLEMENT_BATCH_SIZE", "0");
-        oneMessage(refused(env), "paysync.settlement.batch-size");
+        oneMessage(refusedWith("PAYSYNC_SETTLEMENT_BATCH_SIZE", "0"), "paysync.settlement.batch-size");
     }
 
     @Test
@@ -122,10 +127,14 @@ class StartupFailureIT {
 
     @Test
     void should_refuse_a_jolokia_policy_it_cannot_read() throws Exception {
-        withRoutes();
-        Map<String, String> env = complete("jdbc:h2:file:" + install.resolve("db/paysync"));
-        env.put("PAYSYNC_JOLOKIA_POLICY_LOCATION", "file:" + install.resolve("no-such-policy.xml"));
-        oneMessage(refused(env), "no-such-policy.xml");
+        oneMessage(
+                refusedWith("PAYSYNC_JOLOKIA_POLICY_LOCATION", "file:" + install.resolve("no-such-policy.xml")),
+                "no-such-policy.xml");
+    }
+
+    @Test
+    void should_refuse_an_unknown_log_format_saying_so_in_text() throws Exception {
+        oneMessage(refusedWith("PAYSYNC_LOG_FORMAT", "gelf"), "paysync.log.format must be text or json (is 'gelf'");
     }
 
     @Test

@@ -6,12 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.paysync.order.PaymentStatus;
 import io.paysync.support.ThirdPartyRequests;
-import org.apache.camel.EndpointInject;
 import org.apache.camel.Message;
-import org.apache.camel.Produce;
-import org.apache.camel.ProducerTemplate;
-import org.apache.camel.builder.AdviceWithRouteBuilder;
-import org.apache.camel.component.mock.MockEndpoint;
 import org.apache.camel.test.main.junit5.AdviceRouteMapping;
 import org.apache.camel.test.main.junit5.CamelMainTest;
 import org.junit.jupiter.api.Test;
@@ -35,33 +30,10 @@ import org.junit.jupiter.api.Test;
             "camel.metrics.enabled=false"
         },
         advices = {
-            @AdviceRouteMapping(route = "third-party-create-request", advice = LedgerRequestRouteTest.Create.class),
-            @AdviceRouteMapping(route = "third-party-lookup-request", advice = LedgerRequestRouteTest.Lookup.class)
+            @AdviceRouteMapping(route = "third-party-create-request", advice = RequestRouteTestSupport.Create.class),
+            @AdviceRouteMapping(route = "third-party-lookup-request", advice = RequestRouteTestSupport.Lookup.class)
         })
-class LedgerRequestRouteTest {
-
-    static class Create extends AdviceWithRouteBuilder {
-        @Override
-        public void configure() {
-            weaveById("create-request-send").replace().to("mock:ledger");
-        }
-    }
-
-    static class Lookup extends AdviceWithRouteBuilder {
-        @Override
-        public void configure() {
-            weaveById("lookup-request-send").replace().to("mock:ledger");
-        }
-    }
-
-    @Produce("direct:third-party-create-request")
-    ProducerTemplate create;
-
-    @Produce("direct:third-party-lookup-request")
-    ProducerTemplate lookup;
-
-    @EndpointInject("mock:ledger")
-    MockEndpoint ledger;
+class LedgerRequestRouteTest extends RequestRouteTestSupport {
 
     @Test
     void should_put_the_nested_entry_to_its_own_path_with_the_api_key() throws Exception {
@@ -115,10 +87,5 @@ class LedgerRequestRouteTest {
         assertThat(request.getHeader("CamelHttpQuery")).isEqualTo("reference=L-3%26x");
         assertThat(request.getHeader("X-Ledger-Key")).isEqualTo("ledger-test-key");
         assertThat(request.getBody()).isNull();
-    }
-
-    private Message sent() {
-        assertThat(ledger.getReceivedExchanges()).hasSize(1);
-        return ledger.getReceivedExchanges().get(0).getMessage();
     }
 }

@@ -6,11 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.paysync.order.PaymentStatus;
 import io.paysync.support.ThirdPartyRequests;
-import org.apache.camel.EndpointInject;
-import org.apache.camel.Produce;
-import org.apache.camel.ProducerTemplate;
-import org.apache.camel.builder.AdviceWithRouteBuilder;
-import org.apache.camel.component.mock.MockEndpoint;
 import org.apache.camel.test.main.junit5.AdviceRouteMapping;
 import org.apache.camel.test.main.junit5.CamelMainTest;
 import org.junit.jupiter.api.Test;
@@ -33,21 +28,10 @@ import org.junit.jupiter.params.provider.CsvSource;
             "camel.metrics.enabled=false"
         },
         advices =
-                @AdviceRouteMapping(route = "third-party-create-request", advice = PaidAtFormatRouteTest.Create.class))
-class PaidAtFormatRouteTest {
-
-    static class Create extends AdviceWithRouteBuilder {
-        @Override
-        public void configure() {
-            weaveById("create-request-send").replace().to("mock:third-party");
-        }
-    }
-
-    @Produce("direct:third-party-create-request")
-    ProducerTemplate create;
-
-    @EndpointInject("mock:third-party")
-    MockEndpoint thirdParty;
+                @AdviceRouteMapping(
+                        route = "third-party-create-request",
+                        advice = RequestRouteTestSupport.Create.class))
+class PaidAtFormatRouteTest extends RequestRouteTestSupport {
 
     /** Paysync sends as many digits of the second's fraction as the stored time needs: none, 3 or 6. */
     @ParameterizedTest
@@ -60,7 +44,7 @@ class PaidAtFormatRouteTest {
             throws Exception {
         create.sendBody(ThirdPartyRequests.paidOrder("D-1", "1.00", "EUR", "gw_1", paidAt));
 
-        JsonNode body = sent();
+        JsonNode body = sentBody();
         assertThat(body.path("paidAt").asText()).as("as Paysync sends it").isEqualTo(paidAt);
         assertThat(body.path("seconds").asText()).isEqualTo(seconds);
         assertThat(body.path("millis").asText()).isEqualTo(millis);
@@ -72,15 +56,13 @@ class PaidAtFormatRouteTest {
     void should_keep_paid_at_null_for_an_order_sent_unpaid() throws Exception {
         create.sendBody(ThirdPartyRequests.unpaidOrder("D-2", "1.00", "EUR", PaymentStatus.Failed));
 
-        JsonNode body = sent();
+        JsonNode body = sentBody();
         for (String field : new String[] {"paidAt", "seconds", "millis", "epochSeconds", "date"}) {
             assertThat(body.path(field).isNull()).as(field).isTrue();
         }
     }
 
-    private JsonNode sent() throws Exception {
-        assertThat(thirdParty.getReceivedExchanges()).hasSize(1);
-        return new ObjectMapper()
-                .readTree(thirdParty.getReceivedExchanges().get(0).getMessage().getBody(byte[].class));
+    private JsonNode sentBody() throws Exception {
+        return new ObjectMapper().readTree(sent().getBody(byte[].class));
     }
 }

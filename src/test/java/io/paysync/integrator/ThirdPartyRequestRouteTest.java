@@ -5,12 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.paysync.support.ThirdPartyRequests;
-import org.apache.camel.EndpointInject;
 import org.apache.camel.Message;
-import org.apache.camel.Produce;
-import org.apache.camel.ProducerTemplate;
-import org.apache.camel.builder.AdviceWithRouteBuilder;
-import org.apache.camel.component.mock.MockEndpoint;
 import org.apache.camel.test.main.junit5.AdviceRouteMapping;
 import org.apache.camel.test.main.junit5.CamelMainTest;
 import org.junit.jupiter.api.Test;
@@ -23,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * <p>
  * {@code @CamelMainTest} starts Camel as Paysync's runtime does: it reads application.properties and loads the route
  * files named by camel.main.routesIncludePattern (here only the third party's, and the error policy they refer to).
- * Each route's last step, the HTTP call, is replaced by a mock endpoint that keeps what it was sent.
+ * Each route's last step, the HTTP call, is replaced by a mock endpoint that keeps what it was sent
+ * ({@link RequestRouteTestSupport}).
  */
 @CamelMainTest(
         configurationClasses = ThirdPartyRequests.class,
@@ -35,35 +31,10 @@ import org.junit.jupiter.api.Test;
             "camel.metrics.enabled=false"
         },
         advices = {
-            @AdviceRouteMapping(route = "third-party-create-request", advice = ThirdPartyRequestRouteTest.Create.class),
-            @AdviceRouteMapping(route = "third-party-lookup-request", advice = ThirdPartyRequestRouteTest.Lookup.class)
+            @AdviceRouteMapping(route = "third-party-create-request", advice = RequestRouteTestSupport.Create.class),
+            @AdviceRouteMapping(route = "third-party-lookup-request", advice = RequestRouteTestSupport.Lookup.class)
         })
-class ThirdPartyRequestRouteTest {
-
-    /** The create route's HTTP call (step id create-request-send) goes to a mock instead. */
-    static class Create extends AdviceWithRouteBuilder {
-        @Override
-        public void configure() {
-            weaveById("create-request-send").replace().to("mock:third-party");
-        }
-    }
-
-    /** The lookup route's HTTP call (step id lookup-request-send) goes to the same mock. */
-    static class Lookup extends AdviceWithRouteBuilder {
-        @Override
-        public void configure() {
-            weaveById("lookup-request-send").replace().to("mock:third-party");
-        }
-    }
-
-    @Produce("direct:third-party-create-request")
-    ProducerTemplate create;
-
-    @Produce("direct:third-party-lookup-request")
-    ProducerTemplate lookup;
-
-    @EndpointInject("mock:third-party")
-    MockEndpoint thirdParty;
+class ThirdPartyRequestRouteTest extends RequestRouteTestSupport {
 
     /** An order whose payment is final, as Paysync hands it to the request routes. */
     static final JsonNode ORDER =
@@ -96,12 +67,6 @@ class ThirdPartyRequestRouteTest {
         assertThat(request.getHeader("CamelHttpPath")).isEqualTo("/records");
         assertThat(request.getHeader("CamelHttpQuery")).isEqualTo("orderNumber=A-1001%2F2");
         assertThat(request.getBody()).isNull();
-    }
-
-    /** The one request the mock received. */
-    private Message sent() {
-        assertThat(thirdParty.getReceivedExchanges()).hasSize(1);
-        return thirdParty.getReceivedExchanges().get(0).getMessage();
     }
 
     private static JsonNode json(Message request) throws Exception {

@@ -3,14 +3,29 @@ package io.paysync.support;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.ServerCalls;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -21,8 +36,9 @@ import java.util.concurrent.Executors;
 import java.util.zip.GZIPInputStream;
 
 /**
- * A real OTLP/HTTP receiver, as a collector is: {@code POST /v1/traces} with a protobuf
- * {@code ExportTraceServiceRequest}, decoded with the protocol's own classes and kept in order of arrival.
+ * A real OTLP receiver, as a collector is: over HTTP, {@code POST /v1/traces} with a protobuf
+ * {@code ExportTraceServiceRequest}; over gRPC, the {@code TraceService/Export} call with the same message, on
+ * grpc-java's own server (HTTP/2). Decoded with the protocol's own classes and kept in order of arrival.
  */
 public final class OtlpReceiver implements AutoCloseable {
 
@@ -44,26 +60,99 @@ public final class OtlpReceiver implements AutoCloseable {
 
     public record Link(String traceId, String spanId) {}
 
-    private final HttpServer server;
+    /**
+     * The SDK's own knob for how often spans are sent (standard, like {@code OTEL_BSP_SCHEDULE_DELAY}), as system
+     * properties: quicker than the five-second default, so a test waits less for what it exports.
+     */
+    public static final Map<String, String> QUICK_EXPORT = Map.of("otel.bsp.schedule.delay", "100");
+
+    /** The gRPC service and method of an export, as the OTLP protocol names them. */
+    private static final String TRACE_SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService";
+
     private final List<Received> spans = new CopyOnWriteArrayList<>();
     private final List<String> requestHeaders = new CopyOnWriteArrayList<>();
+    private int port;
+    private Runnable stop;
 
-    private OtlpReceiver(HttpServer server) {
-        this.server = server;
-    }
+    private OtlpReceiver() {}
 
+    /** Over HTTP ({@code http/protobuf}). */
     public static OtlpReceiver start() throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", PaysyncInstance.freePort()), 50);
-        OtlpReceiver receiver = new OtlpReceiver(server);
+        OtlpReceiver receiver = new OtlpReceiver();
         server.createContext("/v1/traces", receiver::handle);
         server.setExecutor(Executors.newFixedThreadPool(2));
         server.start();
+        receiver.port = server.getAddress().getPort();
+        receiver.stop = () -> server.stop(0);
         return receiver;
     }
 
-    /** The base URL an exporter is given ({@code paysync.tracing.endpoint}); it appends {@code /v1/traces}. */
+    /** Over gRPC, in plain text (HTTP/2 without TLS), as a collector's port 4317 is inside a network. */
+    public static OtlpReceiver startGrpc() throws IOException {
+        OtlpReceiver receiver = new OtlpReceiver();
+        MethodDescriptor.Marshaller<byte[]> bytes = new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(byte[] value) {
+                return new ByteArrayInputStream(value);
+            }
+
+            @Override
+            public byte[] parse(InputStream stream) {
+                try {
+                    return stream.readAllBytes();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        };
+        MethodDescriptor<byte[], byte[]> export = MethodDescriptor.<byte[], byte[]>newBuilder()
+                .setType(MethodDescriptor.MethodType.UNARY)
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(TRACE_SERVICE, "Export"))
+                .setRequestMarshaller(bytes)
+                .setResponseMarshaller(bytes)
+                .build();
+        ServerCallHandler<byte[], byte[]> exported = ServerCalls.asyncUnaryCall((request, response) -> {
+            try {
+                receiver.keep(ExportTraceServiceRequest.parseFrom(request));
+            } catch (InvalidProtocolBufferException e) {
+                response.onError(Status.INVALID_ARGUMENT.withCause(e).asException());
+                return;
+            }
+            response.onNext(ExportTraceServiceResponse.getDefaultInstance().toByteArray());
+            response.onCompleted();
+        });
+        ServerInterceptor headers = new ServerInterceptor() {
+            @Override
+            public <Q, A> ServerCall.Listener<Q> interceptCall(
+                    ServerCall<Q, A> call, Metadata metadata, ServerCallHandler<Q, A> next) {
+                for (String name : metadata.keys()) {
+                    if (!name.endsWith(Metadata.BINARY_HEADER_SUFFIX)) {
+                        metadata.getAll(Metadata.Key.of(name, Metadata.ASCII_STRING_MARSHALLER))
+                                .forEach(v -> receiver.requestHeaders.add(name + ": " + v));
+                    }
+                }
+                return next.startCall(call, metadata);
+            }
+        };
+        Server server = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create())
+                .addService(ServerInterceptors.intercept(
+                        ServerServiceDefinition.builder(TRACE_SERVICE)
+                                .addMethod(export, exported)
+                                .build(),
+                        headers))
+                .build()
+                .start();
+        receiver.port = server.getPort();
+        receiver.stop = () -> server.shutdownNow();
+        return receiver;
+    }
+
+    /**
+     * The base URL an exporter is given ({@code paysync.tracing.endpoint}); over HTTP it appends {@code /v1/traces}.
+     */
     public String endpoint() {
-        return "http://127.0.0.1:" + server.getAddress().getPort();
+        return "http://127.0.0.1:" + port;
     }
 
     public List<Received> spans() {
@@ -154,6 +243,6 @@ public final class OtlpReceiver implements AutoCloseable {
 
     @Override
     public void close() {
-        server.stop(0);
+        stop.run();
     }
 }

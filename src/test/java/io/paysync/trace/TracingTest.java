@@ -4,12 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.opentelemetry.api.trace.Span;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.sdk.trace.ReadableSpan;
+import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.paysync.support.LogHygiene;
 import io.paysync.support.OtlpReceiver;
 import io.paysync.support.OtlpReceiver.Received;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
+import io.paysync.support.WorkerProcess;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -18,8 +25,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 
-/** Tracing on exports Camel's route and step spans to a real OTLP/HTTP receiver; off, nothing of it exists. */
+/** Tracing on exports Camel's route and step spans to a real OTLP receiver (HTTP, gRPC); off, nothing of it exists. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class TracingTest {
 
@@ -37,14 +45,12 @@ class TracingTest {
     @BeforeAll
     void start() throws Exception {
         receiver = OtlpReceiver.start();
-        // The SDK's own knob for how often spans are sent (standard, like OTEL_BSP_SCHEDULE_DELAY): quicker than the
-        // five-second default so the test waits less.
-        System.setProperty("otel.bsp.schedule.delay", "100");
+        OtlpReceiver.QUICK_EXPORT.forEach(System::setProperty);
     }
 
     @AfterAll
     void stop() {
-        System.clearProperty("otel.bsp.schedule.delay");
+        OtlpReceiver.QUICK_EXPORT.keySet().forEach(System::clearProperty);
         receiver.close();
     }
 
@@ -53,13 +59,18 @@ class TracingTest {
     }
 
     @Test
-    void should_start_no_exporter_thread_and_install_no_tracer_when_tracing_is_off() throws Exception {
+    void should_start_no_exporter_thread_install_no_tracer_and_keep_no_trace_context_when_tracing_is_off()
+            throws Exception {
         Set<Long> before = exporterThreads();
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
-            assertThat(app.createOrder("OFF-1", "5.00", "EUR").status()).isEqualTo(201);
-            assertThat(app.callback("OFF-1", "gw_OFF-1", "5.00", "EUR", "succeeded")
-                            .outcome())
-                    .isEqualTo("paid");
+            assertThat(app.postJson(
+                                    "/api/orders",
+                                    "{\"orderNumber\":\"OFF-1\",\"amount\":\"5.00\",\"currency\":\"EUR\"}",
+                                    "traceparent",
+                                    CALLER_PARENT)
+                            .status())
+                    .isEqualTo(201);
+            assertThat(tracedCallback(app, "OFF-1").outcome()).isEqualTo("paid");
 
             assertThat(exporterThreads())
                     .as("exporter threads started by this runtime")
@@ -68,6 +79,41 @@ class TracingTest {
                     .isNull();
             assertThat(app.camelContext().getRegistry().findByType(io.opentelemetry.api.trace.Tracer.class))
                     .isEmpty();
+            assertThat(app.column("OFF-1", "paid_trace_parent"))
+                    .as("the caller's traceparent is not kept with the order")
+                    .isNull();
+        }
+    }
+
+    @Test
+    void should_leave_even_a_current_span_alone_while_no_runtime_traces() throws Exception {
+        try (SdkTracerProvider provider = SdkTracerProvider.builder().build()) {
+            Span span = provider.get("test").spanBuilder("current").startSpan();
+            try (Scope ignored = span.makeCurrent()) {
+                // Tracing off: the hooks return before reading the context, whatever span is current.
+                OrderTrace.outcome("NOOP-1", "paid");
+                assertThat(OrderTrace.traceParent()).isNull();
+                assertThat(new TraceContextData().supplyContextData()).isEmpty();
+                assertThat(((ReadableSpan) span).toSpanData().getAttributes().isEmpty())
+                        .isTrue();
+
+                try (PaysyncInstance traced = PaysyncInstance.start(TestDatabase.h2(), tracingTo(receiver))) {
+                    OrderTrace.outcome("NOOP-1", "paid");
+                    assertThat(((ReadableSpan) span).getAttribute(OrderTrace.OUTCOME))
+                            .isEqualTo("paid");
+                    assertThat(OrderTrace.traceParent())
+                            .isEqualTo("00-" + span.getSpanContext().getTraceId() + "-"
+                                    + span.getSpanContext().getSpanId() + "-"
+                                    + span.getSpanContext().getTraceFlags().asHex());
+                    assertThat(new TraceContextData().supplyContextData())
+                            .containsEntry("trace_id", span.getSpanContext().getTraceId());
+                }
+                assertThat(OrderTrace.traceParent())
+                        .as("off again once the traced runtime stopped")
+                        .isNull();
+            } finally {
+                span.end();
+            }
         }
     }
 
@@ -79,28 +125,24 @@ class TracingTest {
             assertThat(app.postJson("/api/orders", order, "traceparent", CALLER_PARENT)
                             .status())
                     .isEqualTo(201);
-            byte[] body = PaysyncInstance.callbackBody("TR-1", "gw_TR-1", "5.00", "EUR", "succeeded")
-                    .getBytes();
-            String[] signed = PaysyncInstance.signatureHeaders(
-                    body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
-            String[] headers = java.util.Arrays.copyOf(signed, signed.length + 2);
-            headers[signed.length] = "traceparent";
-            headers[signed.length + 1] = CALLER_PARENT;
-            assertThat(app.post("/api/payments/callback", "application/json", body, headers)
-                            .outcome())
-                    .isEqualTo("paid");
+            assertThat(tracedCallback(app, "TR-1").outcome()).isEqualTo("paid");
 
-            await().atMost(Duration.ofSeconds(20))
-                    .untilAsserted(() -> assertThat(names(inTrace(CALLER_TRACE)))
-                            .as("spans received: %s", receiver.spans())
-                            .contains("orders-api-create-order-bean", "payment-callback-verify-and-apply-process"));
+            // A route's span ends, and so is sent, after its steps' spans: waited for too.
+            await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+                List<Received> received = inTrace(CALLER_TRACE);
+                assertThat(names(received))
+                        .as("spans received: %s", receiver.spans())
+                        .contains("orders-api-create-order-bean", "payment-callback-verify-and-apply-process");
+                assertThat(received)
+                        .as("the route's span names the route, as Hawtio does")
+                        .anySatisfy(
+                                s -> assertThat(s.attributes()).containsEntry("camel.route.id", "payment-callback"));
+            });
             List<Received> spans = inTrace(CALLER_TRACE);
             assertThat(spans)
                     .as("every span of the callback and the order's creation continues the caller's trace")
                     .allSatisfy(s -> assertThat(s.traceId()).isEqualTo(CALLER_TRACE));
             assertThat(spans)
-                    .as("the route's span names the route, as Hawtio does")
-                    .anySatisfy(s -> assertThat(s.attributes()).containsEntry("camel.route.id", "payment-callback"))
                     .as("the step that applied the payment names the order and the outcome")
                     .anySatisfy(s -> assertThat(s.attributes())
                             .containsEntry("paysync.order.number", "TR-1")
@@ -152,15 +194,91 @@ class TracingTest {
     }
 
     @Test
-    void should_refuse_to_start_with_a_protocol_or_ratio_it_cannot_use_naming_the_setting() {
-        Map<String, String> grpc = new java.util.HashMap<>(tracingTo(receiver));
-        grpc.put("paysync.tracing.protocol", "grpc");
-        assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), grpc))
-                .hasMessageContaining("paysync.tracing.protocol must be http/protobuf (was 'grpc')");
-        Map<String, String> ratio = new java.util.HashMap<>(tracingTo(receiver));
+    void should_export_over_grpc_when_the_setting_or_the_standard_variable_says_so() throws Exception {
+        try (OtlpReceiver grpc = OtlpReceiver.startGrpc()) {
+            Map<String, String> props = new HashMap<>(tracingTo(grpc));
+            props.put("paysync.tracing.protocol", "grpc");
+            props.put("paysync.tracing.headers", "x-tenant=paysync-test");
+            paidWhileTraced(grpc, props, "GRPC-1");
+            assertThat(grpc.requestHeaders())
+                    .contains("x-tenant: paysync-test")
+                    .anySatisfy(h -> assertThat(h).startsWith("content-type: application/grpc"));
+
+            System.setProperty("otel.exporter.otlp.protocol", "grpc");
+            try {
+                paidWhileTraced(grpc, tracingTo(grpc), "GRPC-2");
+            } finally {
+                System.clearProperty("otel.exporter.otlp.protocol");
+            }
+        }
+    }
+
+    @Test
+    void should_let_its_own_settings_win_over_the_standard_traces_only_variables() throws Exception {
+        Map<String, String> standard = Map.of(
+                "otel.exporter.otlp.traces.protocol", "grpc",
+                "otel.exporter.otlp.traces.endpoint", "http://127.0.0.1:9/nowhere");
+        standard.forEach(System::setProperty);
+        try {
+            Map<String, String> props = new HashMap<>(tracingTo(receiver));
+            props.put("paysync.tracing.protocol", "http/protobuf");
+            paidWhileTraced(receiver, props, "OWN-1");
+        } finally {
+            standard.keySet().forEach(System::clearProperty);
+        }
+    }
+
+    @Test
+    void should_refuse_to_start_with_a_protocol_or_ratio_it_cannot_use_naming_the_setting(@TempDir Path workDir)
+            throws Exception {
+        Map<String, String> json = new HashMap<>(tracingTo(receiver));
+        json.put("paysync.tracing.protocol", "http/json");
+        assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), json))
+                .hasMessageContaining("paysync.tracing.protocol must be http/protobuf or grpc (was 'http/json')");
+        Map<String, String> ratio = new HashMap<>(tracingTo(receiver));
         ratio.put("paysync.tracing.sampling-ratio", "1.5");
         assertThatThrownBy(() -> PaysyncInstance.start(TestDatabase.h2(), ratio))
                 .hasMessageContaining("paysync.tracing.sampling-ratio must be a number from 0 to 1 (was '1.5')");
+        // The standard variable, as an operator sets it, in a JVM of its own.
+        try (WorkerProcess p = WorkerProcess.start(
+                workDir,
+                Map.of(
+                        "CAMEL_SERVER_PORT", String.valueOf(PaysyncInstance.freePort()),
+                        "PAYSYNC_TRACING_ENABLED", "true",
+                        "OTEL_EXPORTER_OTLP_PROTOCOL", "http/json"),
+                Map.of())) {
+            assertThat(p.waitFor(60)).as(p.output()).isEqualTo(1);
+            assertThat(p.output())
+                    .contains("OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf or grpc (was 'http/json')");
+        }
+    }
+
+    /** A runtime with {@code settings} takes a payment for {@code order}; its span reaches {@code receiver}. */
+    private static void paidWhileTraced(OtlpReceiver receiver, Map<String, String> settings, String order)
+            throws Exception {
+        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), settings)) {
+            assertThat(app.createOrder(order, "5.00", "EUR").status()).isEqualTo(201);
+            assertThat(app.callback(order, "gw_" + order, "5.00", "EUR", "succeeded")
+                            .outcome())
+                    .isEqualTo("paid");
+            await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(receiver.spans())
+                            .anySatisfy(s -> assertThat(s.attributes())
+                                    .containsEntry("paysync.order.number", order)
+                                    .containsEntry("paysync.outcome", "paid")));
+        }
+    }
+
+    /** The gateway's signed "succeeded" for {@code order} (5.00 EUR), sent with the caller's traceparent. */
+    private static PaysyncInstance.Response tracedCallback(PaysyncInstance app, String order) throws Exception {
+        byte[] body = PaysyncInstance.callbackBody(order, "gw_" + order, "5.00", "EUR", "succeeded")
+                .getBytes();
+        String[] signed = PaysyncInstance.signatureHeaders(
+                body, PaysyncInstance.SECRET, java.time.Instant.now().getEpochSecond());
+        String[] headers = java.util.Arrays.copyOf(signed, signed.length + 2);
+        headers[signed.length] = "traceparent";
+        headers[signed.length + 1] = CALLER_PARENT;
+        return app.post("/api/payments/callback", "application/json", body, headers);
     }
 
     List<Received> inTrace(String traceId) {

@@ -3,6 +3,7 @@ package io.paysync.trace;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.paysync.config.Settings;
 import io.paysync.support.OtlpReceiver;
 import io.paysync.support.OtlpReceiver.Link;
 import io.paysync.support.OtlpReceiver.Received;
@@ -43,26 +44,30 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The trace follows the order from the payment to the third party, through the database: the callback in one JVM,
  * killed; the sync's attempts on another instance (another instance id, an SDK of its own), whose spans link to the
- * payment's span and whose requests carry their own traceparent to the third party.
+ * payment's span and whose requests carry their own traceparent to the third party. One subclass per database: the
+ * payment's trace context travels in the order's row.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SyncTracingTest {
+public abstract class SyncTracingSuite {
 
     private static final String THIRD_PARTY_TOKEN = "third-party-token-5c2e81d0";
 
     private OtlpReceiver receiver;
     private ThirdPartyStub stub;
 
+    /** A new, empty database; {@code folder} is the test's own, for a database kept in files. */
+    protected abstract TestDatabase createDatabase(Path folder) throws Exception;
+
     @BeforeAll
     void start() throws Exception {
         receiver = OtlpReceiver.start();
         stub = ThirdPartyStub.start();
-        System.setProperty("otel.bsp.schedule.delay", "100");
+        OtlpReceiver.QUICK_EXPORT.forEach(System::setProperty);
     }
 
     @AfterAll
     void stop() {
-        System.clearProperty("otel.bsp.schedule.delay");
+        OtlpReceiver.QUICK_EXPORT.keySet().forEach(System::clearProperty);
         stub.close();
         receiver.close();
     }
@@ -70,20 +75,21 @@ class SyncTracingTest {
     @Test
     void should_link_every_attempt_to_the_payment_across_a_crashed_process_and_another_instance(@TempDir Path folder)
             throws Exception {
-        TestDatabase database = TestDatabase.h2File(folder.resolve("db"));
+        try (TestDatabase database = createDatabase(folder.resolve("db"))) {
+            linkedAcrossProcesses(database, folder.resolve("work"));
+        }
+    }
+
+    private void linkedAcrossProcesses(TestDatabase database, Path workDir) throws Exception {
         String order = "TS-1";
 
         // The callback, in a JVM of its own that does not sync, with the gateway's trace; killed (-9) once its spans
         // are out, so nothing of it but the database is left.
         int port = PaysyncInstance.freePort();
         Map<String, String> env = new HashMap<>(WorkerProcess.prodEnv(database, port, stub.url()));
-        env.put("PAYSYNC_TRACING_ENABLED", "true");
-        env.put("PAYSYNC_TRACING_ENDPOINT", receiver.endpoint());
-        env.put("PAYSYNC_SYNC_ENABLED", "false");
-        env.put("PAYSYNC_SYNC_WORKER_ID", "instance-a");
-        Files.createDirectories(folder.resolve("work"));
-        try (WorkerProcess callbacks =
-                WorkerProcess.start(folder.resolve("work"), env, Map.of("otel.bsp.schedule.delay", "100"))) {
+        tracing("instance-a", false).forEach((key, value) -> env.put(Settings.envName(key), value));
+        Files.createDirectories(workDir);
+        try (WorkerProcess callbacks = WorkerProcess.start(workDir, env, OtlpReceiver.QUICK_EXPORT)) {
             HttpClient http = HttpClient.newHttpClient();
             String base = "http://127.0.0.1:" + port;
             await().atMost(Duration.ofSeconds(90))
@@ -204,7 +210,8 @@ class SyncTracingTest {
     }
 
     @Test
-    void should_send_no_trace_context_where_the_request_route_drops_it(@TempDir Path routes) throws Exception {
+    void should_send_no_trace_context_where_the_request_route_drops_it(@TempDir Path folder) throws Exception {
+        Path routes = Files.createDirectories(folder.resolve("routes"));
         // An integrator's one-line edit of routes/third-party.camel.yaml: the create's HTTP step filters the headers.
         try (Stream<Path> files = Files.list(Path.of("routes"))) {
             for (Path f :
@@ -224,7 +231,8 @@ class SyncTracingTest {
         props.put("paysync.third-party.auth", "bearer");
         props.put("paysync.third-party.auth.token", THIRD_PARTY_TOKEN);
         props.put("camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml");
-        try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2(), props)) {
+        try (TestDatabase database = createDatabase(folder.resolve("db"));
+                PaysyncInstance app = PaysyncInstance.start(database, props)) {
             app.insertPaidOrders("DROP-", 1);
             await().atMost(Duration.ofSeconds(30))
                     .untilAsserted(() ->
@@ -245,6 +253,21 @@ class SyncTracingTest {
                 .as("no span holds the third party's credential")
                 .noneSatisfy(
                         sp -> assertThat(sp.attributes() + " " + sp.events()).contains(THIRD_PARTY_TOKEN));
+    }
+
+    /** Tracing to the receiver, syncing or not, with quick timers: as settings, which a process takes as variables. */
+    private Map<String, String> tracing(String instance, boolean syncing) {
+        Map<String, String> props = new HashMap<>(Map.of(
+                "paysync.sync.worker-id", instance,
+                "paysync.sync.enabled", String.valueOf(syncing),
+                "paysync.third-party.url", stub.url(),
+                "paysync.sync.period-ms", "100",
+                "paysync.sync.backoff-base-ms", "50",
+                "paysync.sync.backoff-max-ms", "200",
+                "paysync.third-party.lookup-settle-ms", "1000",
+                "paysync.third-party.response-timeout-ms", "1000"));
+        props.putAll(TracingTest.tracingTo(receiver));
+        return props;
     }
 
     /** Paysync's log lines while it is open, as the text layout writes the trace ids: "trace_id=.. span_id=.. |msg". */
@@ -283,18 +306,5 @@ class SyncTracingTest {
                 .filter(s -> "sync-one-order".equals(s.attribute("camel.route.id"))
                         && order.equals(s.attribute("paysync.order.number")))
                 .toList();
-    }
-
-    private Map<String, String> tracing(String instance, boolean syncing) {
-        Map<String, String> props = new HashMap<>(TracingTest.tracingTo(receiver));
-        props.put("paysync.sync.worker-id", instance);
-        props.put("paysync.sync.enabled", String.valueOf(syncing));
-        props.put("paysync.third-party.url", stub.url());
-        props.put("paysync.sync.period-ms", "100");
-        props.put("paysync.sync.backoff-base-ms", "50");
-        props.put("paysync.sync.backoff-max-ms", "200");
-        props.put("paysync.third-party.lookup-settle-ms", "1000");
-        props.put("paysync.third-party.response-timeout-ms", "1000");
-        return props;
     }
 }
