@@ -19,7 +19,8 @@
 # Tracing: B1_TRACING=1 adds two more Paysync cells with tracing on, "traced" (sampling ratio 1.0) and "sampled" (0.1),
 # exporting over OTLP/HTTP to bench/ingest's OtlpSink (a real endpoint decoding every export, on this machine, so its
 # CPU counts in the machine's column); "paysync" is then the same jar with tracing off. B1_BEFORE_JAR=<jar> adds a
-# cell "before": another build of Paysync (say, the one before a change) beside this one, on the same database.
+# cell "before": another build of Paysync (say, the one before a change) beside this one, on the same database, run
+# in the checkout it was built in (its settings file and routes); the schema is this build's, which may be newer.
 # Writes target/bench/b1.md.
 # Needs wrk and pgbench (Debian: apt-get install wrk postgresql-client).
 source "$(dirname "$0")/common.sh"
@@ -62,7 +63,7 @@ FIXED="$OUT/b1-fixed.md"
 TAILS="$OUT/b1-tails.md"
 : > "$TAILS"
 # Each server's safepoint log (GC pauses among them), wall-clock stamped, for bench/tail-report.py
-safepoints() { echo "-Xlog:safepoint:file=$OUT/b1-$1-safepoint.log:time"; }
+safepoints() { echo "-Xlog:safepoint:file=$PWD/$OUT/b1-$1-safepoint.log:time"; }
 
 seed() { # seed N: a fresh database with N Pending orders B-1..B-N (the schema migrated by Paysync itself)
   fresh_db
@@ -167,13 +168,14 @@ exec 9> /tmp/paysync-bench.lock; flock 9
 trap 'stop_paysync; kill ${BASE_PID:-} ${BURN_PID:-} ${TRACED_PID:-} ${SAMPLED_PID:-} ${SINK_PID:-} ${BEFORE_PID:-} 2> /dev/null || true' EXIT
 
 # start_more NAME PORT [VAR=value...]: one more Paysync cell (common.sh's start_paysync on another port, with the
-# settings given) beside the first; prints its pid once it is ready.
+# settings given) beside the first; prints its pid once it is ready. BENCH_DIR=<dir> among them runs it in that
+# directory, with the settings file and routes there: another build's, which may not know this one's settings.
 start_more() {
-  local name=$1 port=$2 saved_pid=$PAYSYNC_PID pid
+  local name=$1 port=$2
   shift 2
   env "$@" BENCH_PORT="$port" BENCH_JAVA_OPTS="${BENCH_JAVA_OPTS:-} $(safepoints "$name")" \
-    bash -c 'source bench/common.sh; start_paysync "$0"; wait_ready > /dev/null && echo "$PAYSYNC_PID"' \
-    "$OUT/b1-$name.log" 9>&-
+    bash -c 'source bench/common.sh; cd "${BENCH_DIR:-.}"; start_paysync "$0"; wait_ready > /dev/null && echo "$PAYSYNC_PID"' \
+    "$PWD/$OUT/b1-$name.log" 9>&-
 }
 
 # 1. Paysync and the plain Vert.x handler, side by side on one database, their runs alternating
@@ -190,7 +192,8 @@ if [ "$TRACING" = 1 ]; then
 fi
 if [ -n "$BEFORE_JAR" ]; then
   # its own copy of the jar and no class data sharing archive: the archive belongs to this build's jar
-  BEFORE_PID=$(start_more before "$BEFORE_PORT" BENCH_CDS=off BENCH_JAR="$BEFORE_JAR")
+  BEFORE_PID=$(start_more before "$BEFORE_PORT" BENCH_CDS=off BENCH_JAR="$(realpath "$BEFORE_JAR")" \
+    BENCH_DIR="$(dirname "$(realpath "$BEFORE_JAR")")/..")
 fi
 if [ "${B1_ONLY:-}" != paysync ]; then
   start_vertx_baseline "$BASE_PORT" "$OUT/b1-vertx.log" "$(safepoints vertx)"; BASE_PID=$BASE_STARTED_PID
