@@ -18,7 +18,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-jobs_max=$(nproc 2> /dev/null || echo 2)
+jobs_max=${MODEL_CHECK_JOBS:-$(nproc 2> /dev/null || echo 2)} # CI runs it beside the tests, one check at a time
 
 # check <name> <expect> <spin defines> <gcc flags> <pan flags>
 #   expect: "pass" (full search, errors: 0), "cover" (pass, and every statement of every process reached
