@@ -196,10 +196,7 @@ public abstract class AdjustmentCallbackSuite {
 
         Response over = app.callback(refund("succeeded", "A-1", "re_3", "0.01", "EUR"));
 
-        assertThat(over.status()).isEqualTo(409);
-        assertThat(over.error()).isEqualTo("adjustment-exceeds-amount");
-        assertThat(anomalies("adjustment-exceeds-amount")).isEqualTo(1);
-        assertThat(withoutAnomalies(app.snapshot())).isEqualTo(withoutAnomalies(before));
+        assertRefusedWithOneAnomaly(over, 409, "adjustment-exceeds-amount", "adjustment-exceeds-amount", before);
         assertThat(history("A-1").get("adjustedAmount").asText()).isEqualTo("10.00");
         assertThat(app.callbacks().get(app.callbacks().size() - 1))
                 .containsEntry("http_status", 409)
@@ -235,10 +232,7 @@ public abstract class AdjustmentCallbackSuite {
 
         Response r = app.callback(refund("succeeded", "NOPE-1", "re_1", "1.00", "EUR"));
 
-        assertThat(r.status()).isEqualTo(404);
-        assertThat(r.error()).isEqualTo("unknown-order");
-        assertThat(anomalies("adjustment-for-unknown-order")).isEqualTo(1);
-        assertThat(withoutAnomalies(app.snapshot())).isEqualTo(withoutAnomalies(before));
+        assertRefusedWithOneAnomaly(r, 404, "unknown-order", "adjustment-for-unknown-order", before);
     }
 
     @Test
@@ -263,10 +257,7 @@ public abstract class AdjustmentCallbackSuite {
 
         Response r = app.callback(refund("succeeded", "A-1", "re_1", "1.00", "USD"));
 
-        assertThat(r.status()).isEqualTo(422);
-        assertThat(r.error()).isEqualTo("adjustment-currency-mismatch");
-        assertThat(anomalies("adjustment-currency-mismatch")).isEqualTo(1);
-        assertThat(withoutAnomalies(app.snapshot())).isEqualTo(withoutAnomalies(before));
+        assertRefusedWithOneAnomaly(r, 422, "adjustment-currency-mismatch", "adjustment-currency-mismatch", before);
     }
 
     @Test
@@ -510,6 +501,19 @@ public abstract class AdjustmentCallbackSuite {
     private static JsonNode lastTransition(JsonNode history) {
         JsonNode transitions = history.get("transitions");
         return transitions.get(transitions.size() - 1);
+    }
+
+    /**
+     * {@code r} refused with {@code status} and {@code error}, one anomaly of {@code kind} recorded, and nothing else
+     * changed since {@code before}.
+     */
+    private void assertRefusedWithOneAnomaly(
+            Response r, int status, String error, String kind, Map<String, List<List<Object>>> before)
+            throws Exception {
+        assertThat(r.status()).isEqualTo(status);
+        assertThat(r.error()).isEqualTo(error);
+        assertThat(anomalies(kind)).isEqualTo(1);
+        assertThat(withoutAnomalies(app.snapshot())).isEqualTo(withoutAnomalies(before));
     }
 
     private long anomalies(String kind) throws Exception {
