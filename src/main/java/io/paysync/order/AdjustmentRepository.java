@@ -16,6 +16,7 @@ import java.util.Optional;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
@@ -91,11 +92,26 @@ public class AdjustmentRepository {
     private final Clock clock;
 
     public AdjustmentRepository(Database db, Clock clock) {
+        this(db, clock, db.transactions());
+    }
+
+    private AdjustmentRepository(Database db, Clock clock, TransactionTemplate tx) {
         this.db = db;
         this.jdbc = db.jdbc();
-        this.tx = db.transactions();
+        this.tx = tx;
         this.history = new TransitionLog(db);
         this.clock = clock;
+    }
+
+    /**
+     * The same repository whose recordings and moves, inside a caller's transaction, run under a savepoint: a guarded
+     * statement that moves nothing, or a gateway id the unique constraint refuses, undoes only that adjustment's work,
+     * and the caller's transaction (a settlement file's batch) goes on. Outside a transaction each is its own, as here.
+     */
+    public AdjustmentRepository withSavepoints() {
+        TransactionTemplate nested = new TransactionTemplate(tx.getTransactionManager());
+        nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+        return new AdjustmentRepository(db, clock, nested);
     }
 
     /**

@@ -7,8 +7,11 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.AdjustmentRepository;
+import io.paysync.order.Money;
 import java.time.Clock;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -158,6 +161,149 @@ public class PaymentCallbackHandler implements Processor {
         }
         CallbackRequest event = CallbackRequest.parse(fields);
         return ApiReply.ok(ANSWERS.get(rules.apply(event, PaymentRules.Source.gatewayEvent(gateway, eventId))));
+    }
+
+    /**
+     * {@code routes/adapters/}: a refund, chargeback or chargeback reversal in another gateway's shape, verified and
+     * mapped by the adapter route onto the canonical adjustment event (docs/gateways.md, "Refunds and chargebacks"),
+     * given as exchange properties: {@code adjustmentType} (one of the canonical adjustment types), {@code adjustmentId} (the
+     * gateway's id for it), for a reversal {@code chargebackId}, {@code amount} (major units), {@code currency}, and
+     * the order: {@code orderNumber} or, when the gateway's object does not carry it, {@code paymentTransactionId}, the
+     * payment whose order it is ({@link PaymentRules#orderPaidBy}). The same rules and answers as the callback's.
+     */
+    public ApiReply handleMappedAdjustment(Exchange exchange) {
+        requireVerified(exchange);
+        PaymentRules.Source source = mappedSource(exchange);
+        String type = exchange.getProperty("adjustmentType", String.class);
+        ObjectNode fields = Json.MAPPER.createObjectNode();
+        fields.put(AdjustmentEvent.TYPE, type);
+        if (!AdjustmentEvent.isAdjustment(fields)) {
+            throw new IllegalStateException(
+                    "Route " + exchange.getFromRouteId() + " maps an event onto no adjustment type: " + type);
+        }
+        String id = exchange.getProperty("adjustmentId", String.class);
+        switch (type) {
+            case "chargeback.created" -> fields.put("chargebackId", id);
+            case "chargeback.reversed" -> {
+                fields.put("reversalId", id);
+                fields.put("chargebackId", exchange.getProperty("chargebackId", String.class));
+            }
+            default -> fields.put("refundId", id);
+        }
+        fields.put("amount", exchange.getProperty("amount", String.class));
+        fields.put("currency", exchange.getProperty("currency", String.class));
+        fields.put("orderNumber", mappedOrder(exchange, source, type + " " + id));
+        String outcome = rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {});
+        return ApiReply.ok(ANSWERS.get(outcome));
+    }
+
+    /**
+     * {@code routes/adapters/}: the refunds of one payment, as the gateway lists them (a Stripe charge's
+     * {@code refunds.data}, or a single refund object), given as the exchange property {@code refunds}: each with
+     * {@code id}, {@code amount} in minor units, {@code currency} and {@code status} ({@code succeeded}; {@code pending}
+     * or {@code requires_action}: not final; {@code failed} or {@code canceled}: void), plus the order as for
+     * {@link #handleMappedAdjustment}. Each refund is applied on its own, so one refused does not keep the others
+     * out; the answer is the first refusal if any (the gateway sends the event again, and the refunds recorded are
+     * then duplicates that change nothing), else {@code {"outcome": <the first refund's>, "refunds": {id: outcome}}}.
+     * No refunds at all (a Stripe charge from an API version that leaves the list out) is {@code ignored}.
+     */
+    public ApiReply handleMappedRefunds(Exchange exchange) {
+        requireVerified(exchange);
+        PaymentRules.Source source = mappedSource(exchange);
+        Object given = exchange.getProperty("refunds");
+        List<?> refunds = null;
+        if (given instanceof List<?> list) {
+            refunds = list;
+        } else if (given instanceof Map<?, ?> one) {
+            refunds = List.of(one);
+        }
+        if (refunds == null || refunds.isEmpty()) {
+            return ApiReply.ok(ANSWERS.get(PaymentRules.OUTCOME_IGNORED));
+        }
+        Map<String, String> outcomes = new LinkedHashMap<>();
+        ApiException firstRefusal = null;
+        String orderNumber = null;
+        for (Object item : refunds) {
+            if (!(item instanceof Map<?, ?> refund)) {
+                throw ApiException.malformed("A refund of the event is not an object");
+            }
+            String id = refund.get("id") == null ? null : String.valueOf(refund.get("id"));
+            try {
+                if (orderNumber == null) {
+                    orderNumber = mappedOrder(exchange, source, "refund " + id);
+                }
+                ObjectNode fields = Json.MAPPER.createObjectNode();
+                fields.put(AdjustmentEvent.TYPE, refundType(refund.get("status")));
+                fields.put("orderNumber", orderNumber);
+                fields.put("refundId", id);
+                String currency = refund.get("currency") == null
+                        ? null
+                        : String.valueOf(refund.get("currency")).toUpperCase(Locale.ROOT);
+                fields.put("currency", currency);
+                fields.put(
+                        "amount",
+                        Money.fromMinorUnits(
+                                refund.get("amount") == null ? null : String.valueOf(refund.get("amount")), currency));
+                outcomes.put(id, rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {}));
+            } catch (ApiException refused) {
+                if (firstRefusal == null) {
+                    firstRefusal = refused;
+                }
+                if (orderNumber == null) {
+                    break; // no order to apply any of them to
+                }
+            }
+        }
+        if (firstRefusal != null) {
+            throw firstRefusal;
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("outcome", outcomes.values().iterator().next());
+        answer.put("refunds", outcomes);
+        return ApiReply.ok(answer);
+    }
+
+    /** A gateway refund's status as the canonical event type. */
+    private static String refundType(Object status) {
+        String s = status == null ? "" : String.valueOf(status);
+        return switch (s) {
+            case "succeeded" -> "refund.succeeded";
+            case "pending", "requires_action" -> "refund.pending";
+            case "failed", "canceled" -> "refund.failed";
+            default ->
+                throw ApiException.malformed(
+                        "A refund's status must be succeeded, pending, requires_action, failed or canceled");
+        };
+    }
+
+    /** The order of a mapped adjustment: its {@code orderNumber}, else the order its payment paid. */
+    private String mappedOrder(Exchange exchange, PaymentRules.Source source, String what) {
+        String orderNumber = exchange.getProperty("orderNumber", String.class);
+        if (orderNumber != null && !orderNumber.isBlank()) {
+            return orderNumber;
+        }
+        String transactionId = exchange.getProperty("paymentTransactionId", String.class);
+        if (transactionId == null || transactionId.isBlank()) {
+            throw ApiException.malformed("The event names neither an order number nor the payment it adjusts");
+        }
+        return rules.orderPaidBy(transactionId, source, what);
+    }
+
+    private static void requireVerified(Exchange exchange) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+            // An adapter route without a signature check would let anyone record refunds: refuse loudly.
+            throw new IllegalStateException("Route " + exchange.getFromRouteId()
+                    + " maps a gateway event without verifying its signature first");
+        }
+    }
+
+    private static PaymentRules.Source mappedSource(Exchange exchange) {
+        String gateway = exchange.getProperty("gateway", "gateway", String.class);
+        String eventId = exchange.getProperty("eventId", String.class);
+        if (eventId == null || !EVENT_ID.matcher(eventId).matches()) {
+            throw ApiException.malformed("The event has no id, or a malformed one");
+        }
+        return PaymentRules.Source.gatewayEvent(gateway, eventId);
     }
 
     /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */

@@ -96,7 +96,7 @@ public final class PaymentRules {
      * {@link OrderRepository#withSavepoints()}): for a source that applies many rows in one transaction.
      */
     public PaymentRules withSavepoints() {
-        return new PaymentRules(orders.withSavepoints(), adjustmentRepository);
+        return new PaymentRules(orders.withSavepoints(), adjustmentRepository.withSavepoints());
     }
 
     /**
@@ -323,6 +323,24 @@ public final class PaymentRules {
             OrderTrace.outcome(news.orderNumber(), refused.code());
             throw refused;
         }
+    }
+
+    /**
+     * The order a gateway transaction paid, if any: how a source names the order of an adjustment whose gateway object
+     * carries the payment's id but not the order number (a Stripe dispute names its PaymentIntent). None is the
+     * callback's {@code 404 unknown-order}, with an anomaly {@code adjustment-for-unknown-order} naming the
+     * transaction ({@code what}: the adjustment, for the anomaly's text).
+     */
+    public String orderPaidBy(String transactionId, Source source, String what) {
+        return orders.orderBoundTo(transactionId).orElseThrow(() -> {
+            String detail = source.says() + what + " of payment " + transactionId + ", but no order is paid by it";
+            if (source.repeats()) {
+                orders.recordAnomalyOnce("adjustment-for-unknown-order", null, transactionId, source.id(), detail);
+            } else {
+                orders.recordAnomaly("adjustment-for-unknown-order", null, transactionId, source.id(), detail);
+            }
+            return new ApiException(404, "unknown-order", "No order is paid by transaction " + transactionId);
+        });
     }
 
     /** Whether an adjustment's outcome stored or moved something. */

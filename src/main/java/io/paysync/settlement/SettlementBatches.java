@@ -13,11 +13,11 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * Applies one batch of a settlement file's rows in one transaction, through {@link PaymentRules} as callbacks with
- * the same fields would be, counting each row's outcome in the run's report; the caller's checkpoint commits with
- * them.
+ * the same fields would be (a refund, chargeback or reversal row as the callback's adjustment event), counting each
+ * row's outcome in the run's report; the caller's checkpoint commits with them.
  *
  * <p>
- * A batch that names each order once goes as JDBC batches of the same guarded statements
+ * A batch of payment rows only that names each order once goes as JDBC batches of the same guarded statements
  * ({@link OrderRepository#markAll}), since the order of its rows cannot matter; otherwise, or should the database
  * refuse a row (a transaction id bound to another order: PostgreSQL then aborts the whole transaction), the batch is
  * applied row by row, the second time with a savepoint around each transition, which is slower and needed only then.
@@ -45,7 +45,8 @@ final class SettlementBatches {
     void apply(SettlementRun run, List<SettlementRow> rows, Consumer<SettlementRun> checkpoint) {
         SettlementReport before = run.report.copy();
         try {
-            if (rows.stream().map(SettlementRow::orderNumber).distinct().count() == rows.size()) {
+            if (rows.stream().allMatch(SettlementRow::payment)
+                    && rows.stream().map(SettlementRow::orderNumber).distinct().count() == rows.size()) {
                 applyBatched(run, rows, checkpoint);
             } else {
                 applyOneByOne(run, rows, rules, checkpoint);
@@ -73,7 +74,15 @@ final class SettlementBatches {
         tx.executeWithoutResult(status -> {
             for (SettlementRow row : rows) {
                 SettlementRow.Reading reading = read(run, row);
-                if (reading != null) {
+                if (reading == null) {
+                    continue;
+                }
+                if (reading.adjustment() != null) {
+                    // Always under a savepoint: a guarded statement that moves nothing, or a duplicate gateway id,
+                    // undoes that adjustment's work alone, never the batch.
+                    run.report.count(settleAdjustment(() -> rulesWithSavepoints.applyAdjustment(
+                            reading.adjustment(), reading.source(), outcome -> {})));
+                } else {
                     run.report.count(
                             reading.pending() ? "pending" : settle(() -> with.apply(reading.news(), reading.source())));
                 }
@@ -121,6 +130,27 @@ final class SettlementBatches {
             }
             checkpoint.accept(run);
         });
+    }
+
+    /**
+     * The report's outcome for an adjustment row: {@code recorded} when it stored or moved an adjustment,
+     * {@code already-recorded} when the news changed nothing, or the refusal's code.
+     */
+    private static String settleAdjustment(Supplier<String> rulesSay) {
+        try {
+            return PaymentRules.adjustmentMoved(rulesSay.get()) ? "recorded" : "already-recorded";
+        } catch (ApiException e) {
+            return switch (e.code()) {
+                case "unknown-order",
+                        "adjustment-for-unpaid-order",
+                        "adjustment-currency-mismatch",
+                        "adjustment-exceeds-amount",
+                        "reversal-without-chargeback",
+                        "adjustment-conflict",
+                        "adjustment-not-pending" -> e.code();
+                default -> throw e;
+            };
+        }
     }
 
     /** The row's reading, or null once it is counted as malformed. */

@@ -286,7 +286,7 @@ public class SettlementFiles {
         batches.apply(run, todo, r -> claims.checkpoint(r, last));
         run.rowsDone = last;
         for (String outcome : SettlementReport.OUTCOMES) {
-            long added = run.report.counts.get(outcome) - before.counts.get(outcome);
+            long added = run.report.counts.getOrDefault(outcome, 0L) - before.counts.getOrDefault(outcome, 0L);
             if (added > 0) {
                 Counter.builder("paysync.settlement.rows")
                         .description("Settlement file rows applied, by outcome (the outcomes of the files' reports)")

@@ -26,6 +26,14 @@ public final class SettlementReport {
             "unknown-order",
             "amount-mismatch",
             "transaction-conflict",
+            "recorded",
+            "already-recorded",
+            "adjustment-for-unpaid-order",
+            "adjustment-currency-mismatch",
+            "adjustment-exceeds-amount",
+            "reversal-without-chargeback",
+            "adjustment-conflict",
+            "adjustment-not-pending",
             "pending",
             "malformed");
 
@@ -86,7 +94,7 @@ public final class SettlementReport {
     }
 
     public void count(String outcome) {
-        if (!counts.containsKey(outcome)) {
+        if (!OUTCOMES.contains(outcome)) {
             throw new IllegalArgumentException("Not an outcome of a settlement row: " + outcome);
         }
         counts.merge(outcome, 1L, Long::sum);

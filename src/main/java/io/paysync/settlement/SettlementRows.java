@@ -31,8 +31,10 @@ public final class SettlementRows implements CsvRecordConverter<SettlementRow> {
     public static final String CURRENCY = "currency";
     public static final String STATUS = "status";
     public static final String SETTLED_AT = "settled_at";
+    public static final String KIND = "kind";
+    public static final String REVERSES = "reverses";
 
-    /** The columns a file must have; {@code settled_at} is optional. */
+    /** The columns a file must have; {@code settled_at}, {@code kind} and {@code reverses} are optional. */
     public static final List<String> REQUIRED = List.of(ORDER_NUMBER, TRANSACTION_ID, AMOUNT, CURRENCY, STATUS);
 
     /** The header of the file being read: one file at a time per route, so one parser at a time. */
@@ -64,6 +66,8 @@ public final class SettlementRows implements CsvRecordConverter<SettlementRow> {
                 field(record, columns, CURRENCY),
                 field(record, columns, STATUS),
                 field(record, columns, SETTLED_AT),
+                field(record, columns, KIND),
+                field(record, columns, REVERSES),
                 problem);
     }
 

@@ -50,6 +50,11 @@ class StripeAdapterMappingRouteTest {
         public void configure() {
             weaveById("stripe-adapter-handle-mapped").replace().to("mock:mapped");
             weaveById("stripe-adapter-ignore-event").replace().to("mock:ignored");
+            weaveById("stripe-adapter-ignore-inquiry").replace().to("mock:ignored");
+            weaveById("stripe-adapter-ignore-dispute-lost").replace().to("mock:ignored");
+            weaveById("stripe-adapter-handle-refunds").replace().to("mock:refunds");
+            weaveById("stripe-adapter-handle-chargeback").replace().to("mock:adjustment");
+            weaveById("stripe-adapter-handle-reversal").replace().to("mock:adjustment");
             weaveById("stripe-adapter-answer").remove();
         }
     }
@@ -66,6 +71,12 @@ class StripeAdapterMappingRouteTest {
 
     @EndpointInject("mock:ignored")
     MockEndpoint ignored;
+
+    @EndpointInject("mock:refunds")
+    MockEndpoint refunds;
+
+    @EndpointInject("mock:adjustment")
+    MockEndpoint adjustment;
 
     static {
         LogHygiene.SECRETS.add(SECRET);
@@ -132,10 +143,109 @@ class StripeAdapterMappingRouteTest {
 
     @Test
     void should_hand_any_other_event_type_to_ignore_without_mapping_it() throws Exception {
-        send(event("charge.refunded", "S-3", "pi_3", 700, "eur"), SECRET);
+        send(event("customer.created", "S-3", "pi_3", 700, "eur"), SECRET);
 
         assertThat(ignored.getReceivedExchanges()).hasSize(1);
         assertThat(mapped.getReceivedExchanges()).isEmpty();
+        assertThat(refunds.getReceivedExchanges()).isEmpty();
+        assertThat(adjustment.getReceivedExchanges()).isEmpty();
+    }
+
+    static String dispute(String type, String disputeId, String status, long amount, String currency) {
+        return """
+                {"id": "evt_%s_%s", "object": "event", "type": "%s", "created": %d,
+                 "data": {"object": {"id": "%s", "object": "dispute", "amount": %d, "currency": "%s",
+                  "charge": "ch_1", "payment_intent": "pi_disputed", "status": "%s", "metadata": {}}}}
+                """.formatted(
+                        disputeId, status, type, Instant.now().getEpochSecond(), disputeId, amount, currency, status);
+    }
+
+    static Map<String, Object> adjustmentFields(MockEndpoint mock) {
+        assertThat(mock.getReceivedExchanges()).hasSize(1);
+        Exchange e = mock.getReceivedExchanges().get(0);
+        Map<String, Object> fields = new java.util.HashMap<>();
+        for (String name : new String[] {
+            "gateway",
+            "eventId",
+            "adjustmentType",
+            "adjustmentId",
+            "chargebackId",
+            "amount",
+            "currency",
+            "orderNumber",
+            "paymentTransactionId"
+        }) {
+            fields.put(name, e.getProperty(name));
+        }
+        return fields;
+    }
+
+    @Test
+    void should_map_charge_refunded_onto_the_charges_refunds_and_its_payment() throws Exception {
+        send("""
+                {"id": "evt_r1", "object": "event", "type": "charge.refunded", "created": 1,
+                 "data": {"object": {"id": "ch_1", "object": "charge", "amount": 1999, "currency": "eur",
+                  "payment_intent": "pi_1", "metadata": {"order_number": "S-5"},
+                  "refunds": {"object": "list", "data": [
+                   {"id": "re_2", "object": "refund", "amount": 300, "currency": "eur", "status": "pending"},
+                   {"id": "re_1", "object": "refund", "amount": 500, "currency": "eur", "status": "succeeded"}]}}}}
+                """, SECRET);
+
+        assertThat(refunds.getReceivedExchanges()).hasSize(1);
+        Exchange e = refunds.getReceivedExchanges().get(0);
+        assertThat(e.getProperty("orderNumber")).isEqualTo("S-5");
+        assertThat(e.getProperty("paymentTransactionId")).isEqualTo("pi_1");
+        assertThat(e.getProperty("eventId")).isEqualTo("evt_r1");
+        assertThat(e.getProperty("refunds", java.util.List.class)).hasSize(2);
+        assertThat(mapped.getReceivedExchanges()).isEmpty();
+    }
+
+    @Test
+    void should_map_a_refund_event_onto_its_one_refund() throws Exception {
+        send("""
+                {"id": "evt_r2", "object": "event", "type": "refund.updated", "created": 1,
+                 "data": {"object": {"id": "re_9", "object": "refund", "amount": 100, "currency": "jpy",
+                  "payment_intent": "pi_9", "status": "succeeded", "metadata": {}}}}
+                """, SECRET);
+
+        Exchange e = refunds.getReceivedExchanges().get(0);
+        assertThat(e.getProperty("orderNumber")).isNull();
+        assertThat(e.getProperty("paymentTransactionId")).isEqualTo("pi_9");
+        assertThat(e.getProperty("refunds", Map.class)).containsEntry("id", "re_9");
+    }
+
+    @Test
+    void should_map_an_opened_dispute_as_a_chargeback_in_major_units() throws Exception {
+        send(dispute("charge.dispute.created", "dp_1", "needs_response", 1999, "eur"), SECRET);
+
+        assertThat(adjustmentFields(adjustment))
+                .containsEntry("adjustmentType", "chargeback.created")
+                .containsEntry("adjustmentId", "dp_1")
+                .containsEntry("amount", "19.99")
+                .containsEntry("currency", "EUR")
+                .containsEntry("paymentTransactionId", "pi_disputed")
+                .containsEntry("orderNumber", null);
+    }
+
+    @Test
+    void should_map_a_won_dispute_as_its_chargeback_reversed_under_an_id_of_its_own() throws Exception {
+        send(dispute("charge.dispute.closed", "dp_2", "won", 500, "jpy"), SECRET);
+
+        assertThat(adjustmentFields(adjustment))
+                .containsEntry("adjustmentType", "chargeback.reversed")
+                .containsEntry("adjustmentId", "dp_2:won")
+                .containsEntry("chargebackId", "dp_2")
+                .containsEntry("amount", "500")
+                .containsEntry("currency", "JPY");
+    }
+
+    @Test
+    void should_ignore_a_lost_dispute_and_an_inquiry() throws Exception {
+        send(dispute("charge.dispute.closed", "dp_3", "lost", 500, "eur"), SECRET);
+        send(dispute("charge.dispute.created", "dp_4", "warning_needs_response", 500, "eur"), SECRET);
+
+        assertThat(ignored.getReceivedExchanges()).hasSize(2);
+        assertThat(adjustment.getReceivedExchanges()).isEmpty();
     }
 
     @Test

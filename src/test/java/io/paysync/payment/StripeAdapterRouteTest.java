@@ -144,7 +144,7 @@ class StripeAdapterRouteTest {
         app.createOrder("S-4", "7.50", "EUR");
         var before = app.snapshot();
 
-        Response r = sendSigned(event("evt_s4", "charge.refunded", "S-4", "pi_s4", 750, "eur"));
+        Response r = sendSigned(event("evt_s4", "customer.created", "S-4", "pi_s4", 750, "eur"));
 
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.outcome()).isEqualTo("ignored");

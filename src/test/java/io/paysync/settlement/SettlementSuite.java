@@ -5,8 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -244,6 +246,133 @@ public abstract class SettlementSuite {
                         + " AND detail LIKE 'settlement file settle-cancelled.csv line 2 says %'"))
                 .isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isEqualTo(1);
+    }
+
+    static final String ADJUSTMENT_HEADER = "order_number,transaction_id,amount,currency,status,kind,reverses\n";
+
+    /**
+     * Refund, chargeback and reversal rows: each recorded by the callback's adjustment rules, under its own id, and
+     * counted by outcome; a refusal changes nothing but its anomaly.
+     */
+    @Test
+    void should_record_refund_chargeback_and_reversal_rows_and_report_each_outcome() throws Exception {
+        PaysyncInstance app = app();
+        for (String order : List.of("A-1", "A-2", "A-3")) {
+            assertThat(app.createOrder(order, "10.00", "EUR").status()).isEqualTo(201);
+            assertThat(app.callback(order, "gw_" + order, "10.00", "EUR", "succeeded")
+                            .outcome())
+                    .isEqualTo("paid");
+        }
+        assertThat(app.createOrder("J-1", "1000", "JPY").status()).isEqualTo(201);
+        assertThat(app.callback("J-1", "gw_J-1", "1000", "JPY", "succeeded").outcome())
+                .isEqualTo("paid");
+        assertThat(app.createOrder("U-1", "10.00", "EUR").status()).isEqualTo(201);
+        assertThat(app.createOrder("P-1", "10.00", "EUR").status()).isEqualTo(201);
+
+        drop(
+                "adjust-1.csv",
+                ADJUSTMENT_HEADER
+                        + "A-1,re_1,4.00,EUR,succeeded,refund,\n" // line 2: recorded
+                        + "A-1,re_1,4.00,EUR,succeeded,refund,\n" // 3: the same again
+                        + "A-1,re_2,3.00,EUR,pending,refund,\n" // 4: recorded Pending
+                        + "A-1,re_2,3.00,EUR,succeeded,refund,\n" // 5: moved to Final
+                        + "A-1,re_3,3.01,EUR,succeeded,refund,\n" // 6: past the amount
+                        + "A-2,dp_1,10.00,EUR,succeeded,chargeback,\n" // 7: recorded
+                        + "A-2,dp_1:won,10.00,EUR,succeeded,chargeback-reversed,dp_1\n" // 8: recorded
+                        + "A-3,dp_2:won,1.00,EUR,succeeded,chargeback-reversed,dp_none\n" // 9: no chargeback
+                        + "A-3,re_1,4.00,EUR,succeeded,refund,\n" // 10: re_1 is A-1's
+                        + "A-3,re_4,1.00,USD,succeeded,refund,\n" // 11: another currency
+                        + "J-1,re_j,100,JPY,succeeded,refund,\n" // 12: 100 yen
+                        + "U-1,re_u,1.00,EUR,succeeded,refund,\n" // 13: not paid
+                        + "NOBODY,re_n,1.00,EUR,succeeded,refund,\n" // 14: no such order
+                        + "A-3,dp_3,1.00,EUR,failed,chargeback,\n" // 15: malformed: a chargeback is final
+                        + "A-3,fee_1,1.00,EUR,succeeded,fee,\n" // 16: malformed: no such kind
+                        + "J-1,re_j2,0.5,JPY,succeeded,refund,\n" // 17: malformed: half a yen
+                        + "P-1,gw_p1,10.00,EUR,succeeded,,\n" // 18: a payment, kind blank
+                        + "P-1,gw_p1,10.00,EUR,succeeded,payment,\n"); // 19: the same payment
+
+        JsonNode report = awaitReport(".done", "adjust-1.csv");
+        assertThat(counts(report))
+                .isEqualTo(expected(
+                        "recorded",
+                        6,
+                        "already-recorded",
+                        1,
+                        "adjustment-exceeds-amount",
+                        1,
+                        "reversal-without-chargeback",
+                        1,
+                        "adjustment-conflict",
+                        1,
+                        "adjustment-currency-mismatch",
+                        1,
+                        "adjustment-for-unpaid-order",
+                        1,
+                        "unknown-order",
+                        1,
+                        "malformed",
+                        3,
+                        "paid",
+                        1,
+                        "already-final",
+                        1));
+        assertThat(report.get("malformedLines")).extracting(JsonNode::asLong).containsExactly(15L, 16L, 17L);
+        assertThat(new BigDecimal(app.column("A-1", "adjusted_amount"))).isEqualByComparingTo("7.00");
+        assertThat(new BigDecimal(app.column("A-2", "adjusted_amount"))).isEqualByComparingTo("0.00");
+        assertThat(new BigDecimal(app.column("A-3", "adjusted_amount"))).isEqualByComparingTo("0.00");
+        assertThat(new BigDecimal(app.column("J-1", "adjusted_amount"))).isEqualByComparingTo("100");
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments")).isEqualTo(5);
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE gateway_id = 're_2' AND status = 'Final'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE order_number IN ('U-1', 'A-3', 'P-1')"))
+                .as("nothing stored for a refused row")
+                .isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment' AND order_number = "
+                        + "'A-1' AND cause = 'settlement file adjust-1.csv line 2' AND actor = 'gateway'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'adjustment-for-unpaid-order'"
+                        + " AND order_number = 'U-1' AND detail LIKE 'settlement file adjust-1.csv line 13 says %'"))
+                .isEqualTo(1);
+        assertThat(app.column("P-1", "payment_status")).isEqualTo("Paid");
+        assertThat(app.get("/observe/metrics").body())
+                .contains("paysync_settlement_rows_total{outcome=\"recorded\"} 6.0");
+    }
+
+    /** The same refund from the signed callback and from a settlement file is one adjustment, whichever comes first. */
+    @Test
+    void should_record_a_refund_once_when_the_callback_and_a_settlement_file_both_report_it() throws Exception {
+        PaysyncInstance app = app();
+        for (String order : List.of("D-1", "D-2")) {
+            assertThat(app.createOrder(order, "10.00", "EUR").status()).isEqualTo(201);
+            assertThat(app.callback(order, "gw_" + order, "10.00", "EUR", "succeeded")
+                            .outcome())
+                    .isEqualTo("paid");
+        }
+        assertThat(app.callback("{\"type\":\"refund.succeeded\",\"orderNumber\":\"D-1\",\"refundId\":\"re_d1\","
+                                + "\"amount\":\"6.00\",\"currency\":\"EUR\"}")
+                        .outcome())
+                .isEqualTo("recorded");
+        var before = app.snapshot();
+
+        drop(
+                "dup-1.csv",
+                ADJUSTMENT_HEADER + "D-1,re_d1,6.00,EUR,succeeded,refund,\n"
+                        + "D-2,re_d2,2.50,EUR,succeeded,refund,\n");
+        assertThat(counts(awaitReport(".done", "dup-1.csv"))).isEqualTo(expected("already-recorded", 1, "recorded", 1));
+        assertThat(app.snapshot().get("adjustments").size()).isEqualTo(2);
+        assertThat(app.snapshot().get("orders").get(0))
+                .isEqualTo(before.get("orders").get(0));
+
+        Response again = app.callback("{\"type\":\"refund.succeeded\",\"orderNumber\":\"D-2\",\"refundId\":"
+                + "\"re_d2\",\"amount\":\"2.50\",\"currency\":\"EUR\"}");
+
+        assertThat(again.outcome()).isEqualTo("already-recorded");
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments")).isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment'"))
+                .isEqualTo(2);
+        assertThat(new BigDecimal(app.column("D-1", "adjusted_amount"))).isEqualByComparingTo("6.00");
+        assertThat(new BigDecimal(app.column("D-2", "adjusted_amount"))).isEqualByComparingTo("2.50");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
     }
 
     @Test

@@ -13,6 +13,7 @@ import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
 import java.io.IOException;
 import java.io.InputStream;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,7 +122,7 @@ class StripeSettlementAdapterTest {
     }
 
     @Test
-    void should_apply_the_charges_of_a_stripe_report_with_the_webhooks_transaction_id_and_skip_other_rows()
+    void should_apply_the_charges_and_refunds_of_a_stripe_report_with_the_webhooks_ids_and_skip_other_rows()
             throws Exception {
         PaysyncInstance app = app();
         app.createOrder("SP-PENDING", "25.00", "EUR");
@@ -142,8 +143,8 @@ class StripeSettlementAdapterTest {
         String canonical = "stripe-" + REPORT;
         JsonNode report = awaitReport(settlementInbox, ".done", canonical);
         assertThat(report.get("state").asText()).isEqualTo("Done");
-        assertThat(counts(report)).isEqualTo(expected("paid", 1, "already-final", 1));
-        assertThat(report.get("rows").asLong()).isEqualTo(2);
+        assertThat(counts(report)).isEqualTo(expected("paid", 1, "already-final", 1, "recorded", 1));
+        assertThat(report.get("rows").asLong()).isEqualTo(3);
         assertThat(report.get("malformedLines")).isEmpty();
 
         assertThat(app.column("SP-PENDING", "payment_status")).isEqualTo("Paid");
@@ -157,19 +158,27 @@ class StripeSettlementAdapterTest {
                         + "'SP-WEBHOOK'"))
                 .as("paid once, by the webhook")
                 .isEqualTo(1);
+        // Its refund: an adjustment of its own, under the refund's id, the whole amount.
+        assertThat(new BigDecimal(app.column("SP-WEBHOOK", "adjusted_amount"))).isEqualByComparingTo("40.00");
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE gateway_id = 're_3PbB2dLkdIwHu7ix1q2r3s4t'"
+                        + " AND order_number = 'SP-WEBHOOK' AND kind = 'refund' AND status = 'Final'"))
+                .isEqualTo(1);
         // The debit that failed after its charge: skipped (and logged); Paid stays.
         assertThat(app.column("SP-SEPA", "payment_status")).isEqualTo("Paid");
         assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isEqualTo(anomaliesBefore);
 
-        // Only the two charges made it into the canonical file; the refund, fee, failure and payout did not.
+        // The two charges and the refund made it into the canonical file; the fee, failure and payout did not.
         List<String> lines = Files.readAllLines(settlementInbox.resolve(".done").resolve(canonical));
         assertThat(lines)
                 .containsExactly(
-                        "order_number,transaction_id,amount,currency,status,settled_at,balance_transaction_id",
-                        "SP-PENDING,pi_3PbA1cLkdIwHu7ix0pending,25.00,EUR,succeeded,2026-05-04T08:12:31Z,"
+                        "order_number,transaction_id,amount,currency,status,settled_at,kind,reverses,"
+                                + "balance_transaction_id",
+                        "SP-PENDING,pi_3PbA1cLkdIwHu7ix0pending,25.00,EUR,succeeded,2026-05-04T08:12:31Z,payment,,"
                                 + "txn_3PbA1cLkdIwHu7ix0a1b2c3d",
-                        "SP-WEBHOOK,pi_3PbB2dLkdIwHu7ix1webhook,40.00,EUR,succeeded,2026-05-04T09:40:02Z,"
-                                + "txn_3PbB2dLkdIwHu7ix1e2f3g4h");
+                        "SP-WEBHOOK,pi_3PbB2dLkdIwHu7ix1webhook,40.00,EUR,succeeded,2026-05-04T09:40:02Z,payment,,"
+                                + "txn_3PbB2dLkdIwHu7ix1e2f3g4h",
+                        "SP-WEBHOOK,re_3PbB2dLkdIwHu7ix1q2r3s4t,40.00,EUR,succeeded,2026-05-05T14:03:55Z,refund,,"
+                                + "txn_3PbC3eLkdIwHu7ix2i3j4k5l");
 
         // The report moved to the adapter's own .done/; nothing else is left in either folder.
         awaitFile(stripeInbox.resolve(".done").resolve(REPORT));

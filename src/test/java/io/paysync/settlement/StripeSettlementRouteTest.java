@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * routes/adapters/stripe-settlement.camel.yaml alone, with Camel's test kit and real folders: a Stripe report dropped
- * in its inbox becomes one canonical settlement file with its charges only. No database and no settlement route: the
+ * in its inbox becomes one canonical settlement file with its charges, refunds and disputes only. No database and no settlement route: the
  * file stays in the settlement inbox for the test to read (what applying it does: {@link StripeSettlementAdapterTest}).
  */
 @CamelMainTest(
@@ -77,7 +77,7 @@ class StripeSettlementRouteTest {
     }
 
     @Test
-    void should_write_only_the_charges_of_a_report_as_a_canonical_settlement_file() throws Exception {
+    void should_write_the_charges_and_refunds_of_a_report_as_a_canonical_settlement_file() throws Exception {
         drop("may.csv", "itemized_balance_change_from_activity.csv");
 
         Path canonical = Path.of(SETTLEMENT, "stripe-may.csv");
@@ -85,11 +85,14 @@ class StripeSettlementRouteTest {
 
         assertThat(Files.readAllLines(canonical))
                 .containsExactly(
-                        "order_number,transaction_id,amount,currency,status,settled_at,balance_transaction_id",
-                        "SP-PENDING,pi_3PbA1cLkdIwHu7ix0pending,25.00,EUR,succeeded,2026-05-04T08:12:31Z,"
+                        "order_number,transaction_id,amount,currency,status,settled_at,kind,reverses,"
+                                + "balance_transaction_id",
+                        "SP-PENDING,pi_3PbA1cLkdIwHu7ix0pending,25.00,EUR,succeeded,2026-05-04T08:12:31Z,payment,,"
                                 + "txn_3PbA1cLkdIwHu7ix0a1b2c3d",
-                        "SP-WEBHOOK,pi_3PbB2dLkdIwHu7ix1webhook,40.00,EUR,succeeded,2026-05-04T09:40:02Z,"
-                                + "txn_3PbB2dLkdIwHu7ix1e2f3g4h");
+                        "SP-WEBHOOK,pi_3PbB2dLkdIwHu7ix1webhook,40.00,EUR,succeeded,2026-05-04T09:40:02Z,payment,,"
+                                + "txn_3PbB2dLkdIwHu7ix1e2f3g4h",
+                        "SP-WEBHOOK,re_3PbB2dLkdIwHu7ix1q2r3s4t,40.00,EUR,succeeded,2026-05-05T14:03:55Z,refund,,"
+                                + "txn_3PbC3eLkdIwHu7ix2i3j4k5l");
         try (Stream<Path> left = Files.list(Path.of(SETTLEMENT))) {
             assertThat(left.map(p -> p.getFileName().toString()))
                     .as("no part file left behind")

@@ -1,0 +1,395 @@
+package io.paysync.payment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.LogHygiene;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
+import io.paysync.support.TestDatabase;
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * Stripe's refunds and disputes through the example adapters (docs/gateways.md, "Adapting another gateway"): the
+ * webhook's charge.refunded, refund.*, charge.dispute.created and charge.dispute.closed events, and the settlement
+ * adapter's refund and dispute rows, recorded by the same adjustment rules as the callback's, once whichever source
+ * reports them first. One subclass per database runs all of it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class StripeAdjustmentSuite {
+
+    static final String STRIPE_SECRET = "whsec_stripeAdjustmentSuiteSecret0123456789";
+    static final String PATH = "/api/gateways/stripe/webhook";
+
+    protected PaysyncInstance app;
+    private Path stripeReports;
+    private Path settlementInbox;
+
+    protected abstract TestDatabase createDatabase() throws Exception;
+
+    @BeforeAll
+    void startRuntime() throws Exception {
+        LogHygiene.SECRETS.add(STRIPE_SECRET);
+        stripeReports = Files.createTempDirectory("paysync-stripe-reports");
+        settlementInbox = Files.createTempDirectory("paysync-settlement");
+        app = PaysyncInstance.start(
+                createDatabase(),
+                Map.of(
+                        "paysync.adapters.stripe.enabled", "true",
+                        "paysync.adapters.stripe.webhook-secret", STRIPE_SECRET,
+                        "paysync.settlement.inbox", settlementInbox.toString(),
+                        "paysync.settlement.poll-ms", "100",
+                        "paysync.settlement.stable-ms", "100",
+                        "paysync.adapters.stripe-settlement.inbox", stripeReports.toString(),
+                        "paysync.adapters.stripe-settlement.poll-ms", "100",
+                        "paysync.adapters.stripe-settlement.stable-ms", "100"));
+    }
+
+    @AfterAll
+    void stopRuntime() throws Exception {
+        if (app != null) {
+            app.close();
+            app.database().close();
+        }
+    }
+
+    @BeforeEach
+    void emptyTables() throws Exception {
+        app.database().reset();
+    }
+
+    // ----- The webhook -----
+
+    @Test
+    void should_record_each_refund_of_a_refunded_charge_once_and_a_replay_changes_nothing() throws Exception {
+        paidOrder("R-1", "pi_r1", 1999, "eur");
+        String event = chargeRefunded(
+                "evt_r1",
+                "pi_r1",
+                "R-1",
+                refund("re_2", 300, "eur", "pending"),
+                refund("re_1", 500, "eur", "succeeded"));
+
+        Response r = sendSigned(event);
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(200);
+        assertThat(r.outcome()).isEqualTo("recorded");
+        assertThat(r.json().get("refunds").get("re_1").asText()).isEqualTo("recorded");
+        assertThat(adjusted("R-1")).isEqualByComparingTo("8.00");
+        assertThat(adjustment("re_1")).containsEntry("status", "Final").containsEntry("kind", "refund");
+        assertThat(adjustment("re_2")).containsEntry("status", "Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment'"
+                        + " AND cause = 'stripe event evt_r1'"))
+                .isEqualTo(2);
+        var before = app.snapshot();
+
+        Response again = sendSigned(event);
+
+        assertThat(again.status()).isEqualTo(200);
+        assertThat(again.outcome()).isEqualTo("already-recorded");
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_find_the_order_through_the_payment_intent_and_finish_a_pending_refund() throws Exception {
+        paidOrder("R-2", "pi_r2", 1000, "eur");
+        // A refund object's metadata is its own: the order is the one its PaymentIntent paid.
+        assertThat(sendSigned(refundEvent("evt_r2a", "refund.created", "re_3", "pi_r2", 400, "eur", "pending"))
+                        .outcome())
+                .isEqualTo("recorded");
+
+        Response done = sendSigned(refundEvent("evt_r2b", "refund.updated", "re_3", "pi_r2", 400, "eur", "succeeded"));
+
+        assertThat(done.outcome()).as(done.toString()).isEqualTo("final");
+        assertThat(adjustment("re_3")).containsEntry("order_number", "R-2").containsEntry("status", "Final");
+        Response failedLater =
+                sendSigned(refundEvent("evt_r2c", "refund.failed", "re_3", "pi_r2", 400, "eur", "failed"));
+        assertThat(failedLater.status()).isEqualTo(409);
+        assertThat(failedLater.error()).isEqualTo("adjustment-not-pending");
+        assertThat(adjusted("R-2")).isEqualByComparingTo("4.00");
+    }
+
+    @Test
+    void should_record_a_dispute_as_a_chargeback_and_a_won_one_as_its_reversal() throws Exception {
+        paidOrder("D-1", "pi_d1", 2500, "eur");
+        paidOrder("D-2", "pi_d2", 2500, "eur");
+
+        Response opened =
+                sendSigned(dispute("evt_d1", "charge.dispute.created", "dp_1", "pi_d1", 2500, "eur", "needs_response"));
+        assertThat(opened.outcome()).as(opened.toString()).isEqualTo("recorded");
+        assertThat(adjustment("dp_1")).containsEntry("kind", "chargeback").containsEntry("order_number", "D-1");
+        assertThat(adjusted("D-1")).isEqualByComparingTo("25.00");
+
+        Response won = sendSigned(dispute("evt_d2", "charge.dispute.closed", "dp_1", "pi_d1", 2500, "eur", "won"));
+        assertThat(won.outcome()).as(won.toString()).isEqualTo("recorded");
+        assertThat(adjustment("dp_1:won"))
+                .containsEntry("kind", "chargeback-reversed")
+                .containsEntry("reverses", "dp_1");
+        assertThat(adjusted("D-1")).isEqualByComparingTo("0.00");
+
+        // A lost dispute adds nothing, and an inquiry withdraws no funds.
+        sendSigned(dispute("evt_d3", "charge.dispute.created", "dp_2", "pi_d2", 2500, "eur", "needs_response"));
+        var before = app.snapshot();
+        Response lost = sendSigned(dispute("evt_d4", "charge.dispute.closed", "dp_2", "pi_d2", 2500, "eur", "lost"));
+        Response inquiry = sendSigned(
+                dispute("evt_d5", "charge.dispute.created", "dp_3", "pi_d2", 2500, "eur", "warning_needs_response"));
+        assertThat(List.of(lost, inquiry)).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo(200);
+            assertThat(r.outcome()).isEqualTo("ignored");
+        });
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(adjusted("D-2")).isEqualByComparingTo("25.00");
+    }
+
+    @Test
+    void should_read_a_jpy_refund_in_whole_yen() throws Exception {
+        paidOrder("J-1", "pi_j1", 1000, "jpy");
+
+        Response r = sendSigned(chargeRefunded("evt_j1", "pi_j1", "J-1", refund("re_j1", 100, "jpy", "succeeded")));
+        Response over = sendSigned(chargeRefunded("evt_j2", "pi_j1", "J-1", refund("re_j2", 901, "jpy", "succeeded")));
+
+        assertThat(r.outcome()).as(r.toString()).isEqualTo("recorded");
+        assertThat(adjustment("re_j1").get("amount").toString()).startsWith("100");
+        assertThat(over.status()).isEqualTo(409);
+        assertThat(over.error()).isEqualTo("adjustment-exceeds-amount");
+        assertThat(adjusted("J-1")).isEqualByComparingTo("100");
+    }
+
+    @Test
+    void should_refuse_a_refund_of_an_order_not_paid_or_of_a_payment_no_order_has() throws Exception {
+        app.createOrder("U-1", "10.00", "EUR");
+        var before = app.snapshot();
+
+        Response unpaid =
+                sendSigned(chargeRefunded("evt_u1", "pi_u1", "U-1", refund("re_u1", 100, "eur", "succeeded")));
+        Response nobody =
+                sendSigned(refundEvent("evt_u2", "refund.created", "re_u2", "pi_nobody", 100, "eur", "succeeded"));
+        Response disputeOfNobody = sendSigned(
+                dispute("evt_u3", "charge.dispute.created", "dp_u3", "pi_nobody", 100, "eur", "needs_response"));
+
+        assertThat(unpaid.status()).as(unpaid.toString()).isEqualTo(409);
+        assertThat(unpaid.error()).isEqualTo("adjustment-for-unpaid-order");
+        assertThat(nobody.status()).as(nobody.toString()).isEqualTo(404);
+        assertThat(nobody.error()).isEqualTo("unknown-order");
+        assertThat(disputeOfNobody.status()).isEqualTo(404);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'adjustment-for-unpaid-order'"
+                        + " AND order_number = 'U-1' AND webhook_id = 'evt_u1'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'adjustment-for-unknown-order'"
+                        + " AND transaction_id = 'pi_nobody'"))
+                .isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments")).isZero();
+        assertThat(withoutAnomalies(app.snapshot())).isEqualTo(withoutAnomalies(before));
+    }
+
+    @Test
+    void should_refuse_a_refund_event_with_a_bad_signature_and_change_nothing() throws Exception {
+        paidOrder("B-1", "pi_b1", 1000, "eur");
+        var before = app.snapshot();
+        String payload = chargeRefunded("evt_b1", "pi_b1", "B-1", refund("re_b1", 100, "eur", "succeeded"));
+
+        Response r = app.postJson(
+                PATH, payload, "Stripe-Signature", signature("whsec_someOtherEndpointSecret9876543210zyxw", payload));
+
+        assertThat(r.status()).isEqualTo(401);
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    // ----- Across sources -----
+
+    @Test
+    void should_record_a_refund_and_a_dispute_once_when_the_webhook_and_a_settlement_report_both_report_them()
+            throws Exception {
+        paidOrder("X-1", "pi_x1", 4000, "eur");
+        paidOrder("X-2", "pi_x2", 3000, "eur");
+        // The webhook first for the refund; the report first for the dispute and its reversal.
+        assertThat(sendSigned(chargeRefunded("evt_x1", "pi_x1", "X-1", refund("re_x1", 1500, "eur", "succeeded")))
+                        .outcome())
+                .isEqualTo("recorded");
+
+        dropReport(
+                "x.csv",
+                STRIPE_HEADER
+                        + stripeRow("txn_1", "refund", "re_x1", "-15.00", "pi_x1", "X-1")
+                        + stripeRow("txn_2", "dispute", "dp_x2", "-30.00", "pi_x2", "X-2")
+                        + stripeRow("txn_3", "dispute_reversal", "dp_x2", "30.00", "pi_x2", "X-2"));
+        JsonNode report = awaitReport("stripe-x.csv");
+
+        assertThat(report.get("counts").get("already-recorded").asLong()).isEqualTo(1);
+        assertThat(report.get("counts").get("recorded").asLong()).isEqualTo(2);
+        assertThat(sendSigned(dispute(
+                                "evt_x2", "charge.dispute.created", "dp_x2", "pi_x2", 3000, "eur", "needs_response"))
+                        .outcome())
+                .isEqualTo("already-recorded");
+        assertThat(sendSigned(dispute("evt_x3", "charge.dispute.closed", "dp_x2", "pi_x2", 3000, "eur", "won"))
+                        .outcome())
+                .isEqualTo("already-recorded");
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments")).isEqualTo(3);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment'"))
+                .isEqualTo(3);
+        assertThat(adjusted("X-1")).isEqualByComparingTo("15.00");
+        assertThat(adjusted("X-2")).isEqualByComparingTo("0.00");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
+    }
+
+    // ----- helpers -----
+
+    static final String STRIPE_HEADER = "balance_transaction_id,created_utc,currency,gross,fee,net,reporting_category,"
+            + "source_id,customer_facing_amount,customer_facing_currency,payment_intent_id,payment_metadata[order_number]\n";
+
+    static String stripeRow(
+            String txn, String category, String sourceId, String gross, String intentId, String orderNumber) {
+        return String.join(
+                        ",",
+                        txn,
+                        "2026-05-05 14:03:55",
+                        "eur",
+                        gross,
+                        "0.00",
+                        gross,
+                        category,
+                        sourceId,
+                        gross,
+                        "eur",
+                        intentId,
+                        orderNumber)
+                + "\n";
+    }
+
+    private void dropReport(String name, String content) throws Exception {
+        Path part = stripeReports.resolve("." + name + ".part");
+        Files.writeString(part, content, StandardCharsets.UTF_8);
+        Files.move(part, stripeReports.resolve(name), StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private JsonNode awaitReport(String name) throws Exception {
+        Path report = settlementInbox.resolve(".done").resolve(name + ".report.json");
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> Files.exists(report));
+        return PaysyncInstance.JSON.readTree(Files.readString(report));
+    }
+
+    private void paidOrder(String orderNumber, String intentId, long minorUnits, String currency) throws Exception {
+        String amount = io.paysync.order.Money.fromMinorUnits(
+                String.valueOf(minorUnits), currency.toUpperCase(java.util.Locale.ROOT));
+        assertThat(app.createOrder(orderNumber, amount, currency.toUpperCase(java.util.Locale.ROOT))
+                        .status())
+                .isEqualTo(201);
+        String payload =
+                """
+                {"id": "evt_paid_%s", "object": "event", "type": "payment_intent.succeeded", "created": %d,
+                 "data": {"object": {"id": "%s", "object": "payment_intent", "amount": %d, "currency": "%s",
+                  "status": "succeeded", "metadata": {"order_number": "%s"}}}}
+                """.formatted(orderNumber, Instant.now().getEpochSecond(), intentId, minorUnits, currency, orderNumber);
+        assertThat(sendSigned(payload).outcome()).isEqualTo("paid");
+    }
+
+    static String refund(String id, long amount, String currency, String status) {
+        return """
+                {"id": "%s", "object": "refund", "amount": %d, "currency": "%s", "status": "%s", "metadata": {}}""".formatted(id, amount, currency, status);
+    }
+
+    static String chargeRefunded(String eventId, String intentId, String orderNumber, String... refunds) {
+        return """
+                {"id": "%s", "object": "event", "type": "charge.refunded", "created": %d,
+                 "data": {"object": {"id": "ch_%s", "object": "charge", "payment_intent": "%s",
+                  "metadata": {"order_number": "%s"}, "refunded": true,
+                  "refunds": {"object": "list", "has_more": false, "data": [%s]}}}}
+                """.formatted(
+                eventId, Instant.now().getEpochSecond(), intentId, intentId, orderNumber, String.join(",", refunds));
+    }
+
+    static String refundEvent(
+            String eventId,
+            String type,
+            String refundId,
+            String intentId,
+            long amount,
+            String currency,
+            String status) {
+        return """
+                {"id": "%s", "object": "event", "type": "%s", "created": %d,
+                 "data": {"object": {"id": "%s", "object": "refund", "amount": %d, "currency": "%s",
+                  "payment_intent": "%s", "status": "%s", "metadata": {}}}}
+                """.formatted(
+                        eventId, type, Instant.now().getEpochSecond(), refundId, amount, currency, intentId, status);
+    }
+
+    static String dispute(
+            String eventId,
+            String type,
+            String disputeId,
+            String intentId,
+            long amount,
+            String currency,
+            String status) {
+        return """
+                {"id": "%s", "object": "event", "type": "%s", "created": %d,
+                 "data": {"object": {"id": "%s", "object": "dispute", "amount": %d, "currency": "%s",
+                  "charge": "ch_%s", "payment_intent": "%s", "status": "%s", "metadata": {}}}}
+                """.formatted(
+                eventId, type, Instant.now().getEpochSecond(), disputeId, amount, currency, intentId, intentId, status);
+    }
+
+    static String signature(String secret, String payload) throws Exception {
+        long t = Instant.now().getEpochSecond();
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        String v1 = HexFormat.of().formatHex(mac.doFinal((t + "." + payload).getBytes(StandardCharsets.UTF_8)));
+        LogHygiene.SECRETS.add(v1);
+        return "t=" + t + ",v1=" + v1;
+    }
+
+    private Response sendSigned(String payload) throws Exception {
+        return app.postJson(PATH, payload, "Stripe-Signature", signature(STRIPE_SECRET, payload));
+    }
+
+    private BigDecimal adjusted(String orderNumber) throws Exception {
+        return new BigDecimal(app.column(orderNumber, "adjusted_amount"));
+    }
+
+    /** The adjustment's row, column names in lower case, values as trimmed text; empty when there is none. */
+    private Map<String, Object> adjustment(String gatewayId) throws Exception {
+        Map<String, Object> row = new java.util.HashMap<>();
+        try (java.sql.Connection c = app.database().connect();
+                java.sql.PreparedStatement ps = c.prepareStatement("SELECT * FROM adjustments WHERE gateway_id = ?")) {
+            ps.setString(1, gatewayId);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    java.sql.ResultSetMetaData md = rs.getMetaData();
+                    for (int i = 1; i <= md.getColumnCount(); i++) {
+                        Object v = rs.getObject(i);
+                        row.put(
+                                md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT),
+                                v == null ? null : v.toString().trim());
+                    }
+                }
+            }
+        }
+        return row;
+    }
+
+    private static Map<String, List<List<Object>>> withoutAnomalies(Map<String, List<List<Object>>> snapshot) {
+        Map<String, List<List<Object>>> copy = new java.util.LinkedHashMap<>(snapshot);
+        copy.remove("anomalies");
+        return copy;
+    }
+}
