@@ -18,6 +18,7 @@ import io.paysync.support.history.History;
 import io.paysync.support.history.History.CallbackKind;
 import io.paysync.support.history.HistoryChecker;
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -33,6 +34,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -52,9 +54,20 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The chaos run: three worker JVMs on the real PostgreSQL, callbacks spread over them (duplicates, out-of-order
  * failures, forged and mismatched ones), workers killed at random and at points of the third-party call, database
- * connections terminated mid-flight, and the third party injecting every fault {@link ThirdPartyStub} knows. Every
- * callback, request, answer and final state is recorded; {@link HistoryChecker} must find nothing lost, duplicated,
- * early or unexpected.
+ * connections terminated mid-flight, and the third party injecting every fault {@link ThirdPartyStub} knows. The shop
+ * cancels some Pending orders while their success callbacks are on the way (some arrive after the cancel), and the
+ * gateway reports refunds, chargebacks and reversals of some Paid orders through the signed callback: partial refunds
+ * summing past the amount, Pending ones that end Final or Void, replayed and duplicated events, delivered in any
+ * order, two at a time, through the kills. Every callback, cancel, adjustment event, request, answer and final state
+ * (with the orders' adjustments, payment and adjustment history, and anomalies) is recorded; {@link HistoryChecker}
+ * must find nothing lost, duplicated, early or unexpected: C1 (a Cancelled order is never Paid nor sent), A3 and A4
+ * (an adjustment event taken is stored once in the state it reported, a duplicate changes nothing, the total rule
+ * holds and every refusal is one the history cannot contradict).
+ * <p>
+ * Adjustments are not sent to the third party yet, so what A1 promises ("never sent before its order's record") is
+ * checked as what holds now: no adjustment leaves its sync Pending and the third party receives no request keyed by
+ * an adjustment's gateway id. The check that each one is sent only after its order's record comes with the
+ * adjustments' sync.
  * <p>
  * Short by default (1,000 orders, in {@code .ci/run}). The long run:
  * {@code mvn test -Dtest=ChaosRunTest -Dpaysync.chaos.orders=10000}. {@code -Dpaysync.chaos.seed=N} replays the
@@ -72,6 +85,16 @@ class ChaosRunTest {
     private static final int KILL_AT_ANSWERED_EVERY = Math.max(89, ORDERS / 11);
     private static final String WORKER_APP = "paysync-chaos-worker";
     private static final String AMOUNT = "12.34";
+    /** The order's amount in cents, for the refunds and chargebacks that add up against it. */
+    private static final int AMOUNT_CENTS = 1234;
+    /** The share of orders the shop cancels at some point. */
+    private static final double CANCELLED_SHARE = 0.1;
+    /** The share of the other orders that are refunded or charged back once acknowledged Paid. */
+    private static final double ADJUSTED_SHARE = 0.15;
+
+    private static final String REFUND = "refund";
+    private static final String CHARGEBACK = "chargeback";
+    private static final String REVERSAL = "chargeback-reversed";
     private static final String UNSYNCED = "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"
             + " AND sync_status NOT IN ('Completed', 'Failed')";
 
@@ -83,6 +106,9 @@ class ChaosRunTest {
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private final Random plan = new Random(SEED);
     private final AtomicBoolean chaos = new AtomicBoolean(true);
+    /** The second hand of the gateway or the shop, sending at the same time as the first. */
+    private final ExecutorService lanes = Executors.newCachedThreadPool();
+
     private Workers workers;
 
     @Test
@@ -143,6 +169,7 @@ class ChaosRunTest {
                 awaitSettled(observer, started);
             } finally {
                 gateway.shutdownNow();
+                lanes.shutdownNow();
                 workers.closeAll();
             }
             recordFinalStates(observer);
@@ -188,7 +215,37 @@ class ChaosRunTest {
                         "fault kill-response-sent", n -> assertThat(n).isPositive())
                 .hasEntrySatisfying(
                         "fault pg_terminate_backend", n -> assertThat(n).isPositive())
-                .hasEntrySatisfying("final Paid/Completed", n -> assertThat(n).isGreaterThan(ORDERS / 2));
+                .hasEntrySatisfying("final Paid/Completed", n -> assertThat(n).isGreaterThan(ORDERS / 2))
+                .hasEntrySatisfying(
+                        "  cancels answered 200 cancelled", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  cancels answered 409 order-paid", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "success-after-cancel anomalies", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  adjustments answered 200 recorded",
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  adjustments answered 200 already-recorded",
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  adjustments answered 409 adjustment-exceeds-amount",
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  adjustments answered 409 adjustment-for-unpaid-order",
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "adjustments stored refund/Final", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "adjustments stored refund/Pending", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "adjustments stored refund/Void", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "adjustments stored chargeback/Final",
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "adjustments stored chargeback-reversed/Final",
+                        n -> assertThat(n).isPositive());
         for (Fault f : List.of(
                 Fault.STATUS,
                 Fault.CREATE_THEN_DROP,
@@ -198,6 +255,7 @@ class ChaosRunTest {
                 Fault.NO_ID)) {
             assertThat(result.figures().keySet()).as(report).anyMatch(k -> k.startsWith("  answered " + f.name()));
         }
+        assertThat(result.figures().keySet()).as(report).anyMatch(k -> k.startsWith("final Cancelled/"));
     }
 
     // ----- The gateway: orders and callbacks -----
@@ -224,26 +282,34 @@ class ChaosRunTest {
     /**
      * What a real gateway does to one order, chosen per order: pays it (sometimes delivering the callback again, or
      * twice at once), fails it then maybe pays it, pays it then sends a late failure, forges or mismatches a callback
-     * first, or never calls back.
+     * first, or never calls back; or the shop cancels it on the way ({@link #cancelAndPay}). Some orders, once
+     * acknowledged Paid, are then refunded or charged back ({@link #deliverAdjustments}).
      */
     private void deliverCallbacks(String order, Random r) throws Exception {
         String txn = "gw_" + order;
         byte[] success = PaysyncInstance.callbackBody(order, txn, AMOUNT, "EUR", "succeeded")
                 .getBytes(StandardCharsets.UTF_8);
         String[] signed = PaysyncInstance.signatureHeaders(success, PaysyncInstance.SECRET, now());
+        boolean adjusted = r.nextDouble() < ADJUSTED_SHARE;
+        long adjustmentPlan = r.nextLong();
+        if (r.nextDouble() < CANCELLED_SHARE) {
+            cancelAndPay(order, r, success, signed);
+            return;
+        }
+        List<String> outcomes = new ArrayList<>();
         double p = r.nextDouble();
         if (p < 0.55) {
-            deliver(order, CallbackKind.SUCCESS, success, signed);
+            outcomes.add(deliver(order, CallbackKind.SUCCESS, success, signed));
             if (r.nextDouble() < 0.3) {
-                deliver(order, CallbackKind.DUPLICATE, success, signed);
+                outcomes.add(deliver(order, CallbackKind.DUPLICATE, success, signed));
             }
         } else if (p < 0.65) { // the same callback delivered twice at once, to different workers
-            CompletableFuture<Void> a =
-                    CompletableFuture.runAsync(() -> deliverQuietly(order, CallbackKind.SUCCESS, success, signed));
-            deliver(order, CallbackKind.DUPLICATE, success, signed);
-            a.join();
+            CompletableFuture<String> a = CompletableFuture.supplyAsync(
+                    () -> deliverQuietly(order, CallbackKind.SUCCESS, success, signed), lanes);
+            outcomes.add(deliver(order, CallbackKind.DUPLICATE, success, signed));
+            outcomes.add(a.join());
         } else if (p < 0.73) { // success, then a failure that arrives late
-            deliver(order, CallbackKind.SUCCESS, success, signed);
+            outcomes.add(deliver(order, CallbackKind.SUCCESS, success, signed));
             deliver(order, CallbackKind.FAILURE, failure(order), null);
         } else if (p < 0.82) { // failure first, then maybe a success for the now final order
             deliver(order, CallbackKind.FAILURE, failure(order), null);
@@ -256,7 +322,7 @@ class ChaosRunTest {
                     CallbackKind.FORGED,
                     success,
                     PaysyncInstance.signatureHeaders(success, PaysyncInstance.UNKNOWN_SECRET, now()));
-            deliver(order, CallbackKind.SUCCESS, success, signed);
+            outcomes.add(deliver(order, CallbackKind.SUCCESS, success, signed));
         } else if (p < 0.92) { // a mismatched amount first, then the genuine one
             byte[] wrong = PaysyncInstance.callbackBody(order, txn, "12.35", "EUR", "succeeded")
                     .getBytes(StandardCharsets.UTF_8);
@@ -265,9 +331,277 @@ class ChaosRunTest {
                     CallbackKind.MISMATCHED,
                     wrong,
                     PaysyncInstance.signatureHeaders(wrong, PaysyncInstance.SECRET, now()));
-            deliver(order, CallbackKind.SUCCESS, success, signed);
+            outcomes.add(deliver(order, CallbackKind.SUCCESS, success, signed));
         }
         // else: the gateway never calls back; the order stays Pending and is never sent.
+        if (adjusted && outcomes.stream().anyMatch(ChaosRunTest::paid)) {
+            deliverAdjustments(order, new Random(adjustmentPlan));
+        }
+    }
+
+    private static boolean paid(String outcome) {
+        return "paid".equals(outcome) || "already-paid".equals(outcome);
+    }
+
+    /**
+     * The shop cancels the order at a random moment: while the success is on its way (either may win), before it
+     * (the success comes after, maybe twice: success-after-cancel), after it (refused: a Paid order is refunded), twice
+     * at once from two of its threads (a late failure then changes nothing), or before a refund the gateway reports
+     * for it anyway (refused: the order is not Paid).
+     */
+    private void cancelAndPay(String order, Random r, byte[] success, String[] signed) throws Exception {
+        double c = r.nextDouble();
+        long delay = r.nextInt(150);
+        if (c < 0.35) {
+            CompletableFuture<String> cancel = CompletableFuture.supplyAsync(
+                    () -> {
+                        sleep(delay);
+                        return cancelQuietly(order);
+                    },
+                    lanes);
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+            cancel.join();
+            if (r.nextBoolean()) { // the gateway's retry, after the cancel answered
+                deliver(order, CallbackKind.DUPLICATE, success, signed);
+            }
+        } else if (c < 0.6) {
+            sleep(delay);
+            cancel(order);
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+            if (r.nextDouble() < 0.3) {
+                deliver(order, CallbackKind.DUPLICATE, success, signed);
+            }
+        } else if (c < 0.75) {
+            deliver(order, CallbackKind.SUCCESS, success, signed);
+            sleep(delay);
+            cancel(order);
+        } else if (c < 0.9) {
+            CompletableFuture<String> twice = CompletableFuture.supplyAsync(() -> cancelQuietly(order), lanes);
+            cancel(order);
+            twice.join();
+            if (r.nextBoolean()) {
+                deliver(order, CallbackKind.FAILURE, failure(order), null);
+            }
+        } else {
+            cancel(order);
+            deliverAdjustment(
+                    order,
+                    signedAdjustment(order, new AdjustmentNews("refund.succeeded", "re_" + order + "_0", REFUND, 500)));
+        }
+    }
+
+    /** The shop's backend cancels: like {@link #deliver}, sent again to a live worker until answered below 500. */
+    private String cancel(String order) throws Exception {
+        for (int attempt = 0; attempt < 60; attempt++) {
+            int w = workers.pickReady();
+            long invoked = System.nanoTime();
+            try {
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(URI.create(
+                                        "http://127.0.0.1:" + workers.port(w) + "/api/orders/" + order + "/cancel"))
+                                .timeout(Duration.ofSeconds(10))
+                                .header("Authorization", "Bearer " + PaysyncInstance.API_TOKEN)
+                                .POST(HttpRequest.BodyPublishers.noBody())
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                String outcome = outcomeOf(r);
+                history.add(new History.Cancel(order, w, r.statusCode(), outcome, invoked, System.nanoTime()));
+                if (r.statusCode() < 500) {
+                    return outcome;
+                }
+            } catch (IOException e) {
+                history.add(new History.Cancel(order, w, 0, null, invoked, System.nanoTime()));
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no worker answered a cancel of " + order);
+    }
+
+    private String cancelQuietly(String order) {
+        try {
+            return cancel(order);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    // ----- The gateway: refunds, chargebacks and reversals of Paid orders -----
+
+    /** One event the gateway reports: its type, the adjustment's gateway id, kind and amount in cents. */
+    private record AdjustmentNews(String type, String gatewayId, String kind, int cents, String reverses) {
+
+        AdjustmentNews(String type, String gatewayId, String kind, int cents) {
+            this(type, gatewayId, kind, cents, null);
+        }
+
+        String reported() {
+            return switch (type) {
+                case "refund.pending" -> "Pending";
+                case "refund.failed" -> "Void";
+                default -> "Final";
+            };
+        }
+    }
+
+    /** One delivery of an event: its body and its signed headers (a replay reuses both). */
+    private record Delivery(AdjustmentNews news, byte[] body, String[] headers) {}
+
+    /**
+     * What a gateway reports after an order is Paid: two to four partial refunds of 2.00 to 7.00 (often more than the
+     * amount together), each succeeded at once, Pending then succeeded or failed, failed at once, or still Pending at
+     * the end; and/or a chargeback (sometimes of the whole amount) with one or two reversals (sometimes more than it
+     * together). A quarter of the events are delivered again, the same delivery replayed or the same event under a
+     * new webhook-id; half the orders get their events shuffled, and half are delivered two at a time.
+     */
+    private void deliverAdjustments(String order, Random a) throws Exception {
+        List<AdjustmentNews> news = new ArrayList<>();
+        double which = a.nextDouble();
+        if (which < 0.65) {
+            int refunds = 2 + a.nextInt(3);
+            for (int i = 1; i <= refunds; i++) {
+                String id = "re_" + order + "_" + i;
+                int cents = 200 + a.nextInt(501);
+                double life = a.nextDouble();
+                if (life < 0.45) {
+                    news.add(new AdjustmentNews("refund.succeeded", id, REFUND, cents));
+                } else if (life < 0.65) {
+                    news.add(new AdjustmentNews("refund.pending", id, REFUND, cents));
+                    news.add(new AdjustmentNews("refund.succeeded", id, REFUND, cents));
+                } else if (life < 0.8) {
+                    news.add(new AdjustmentNews("refund.pending", id, REFUND, cents));
+                    news.add(new AdjustmentNews("refund.failed", id, REFUND, cents));
+                } else if (life < 0.9) {
+                    news.add(new AdjustmentNews("refund.failed", id, REFUND, cents));
+                } else {
+                    news.add(new AdjustmentNews("refund.pending", id, REFUND, cents));
+                }
+            }
+        }
+        if (which >= 0.45) {
+            String id = "dp_" + order;
+            int cents = a.nextDouble() < 0.3 ? AMOUNT_CENTS : 100 + a.nextInt(AMOUNT_CENTS - 100);
+            news.add(new AdjustmentNews("chargeback.created", id, CHARGEBACK, cents));
+            if (a.nextDouble() < 0.6) {
+                int first = a.nextBoolean() ? cents : 1 + a.nextInt(cents);
+                news.add(new AdjustmentNews("chargeback.reversed", id + "_won", REVERSAL, first, id));
+                if (a.nextDouble() < 0.3) {
+                    news.add(new AdjustmentNews("chargeback.reversed", id + "_won2", REVERSAL, 1 + cents / 2, id));
+                }
+            }
+        }
+        List<Delivery> deliveries = new ArrayList<>();
+        for (AdjustmentNews n : news) {
+            Delivery d = signedAdjustment(order, n);
+            deliveries.add(d);
+            double again = a.nextDouble();
+            if (again < 0.125) {
+                deliveries.add(d); // the same delivery replayed
+            } else if (again < 0.25) {
+                deliveries.add(signedAdjustment(order, n)); // the same event, a new webhook-id
+            }
+        }
+        if (a.nextBoolean()) {
+            Collections.shuffle(deliveries, a);
+        }
+        if (a.nextBoolean()) {
+            List<Delivery> second = new ArrayList<>();
+            List<Delivery> first = new ArrayList<>();
+            for (int i = 0; i < deliveries.size(); i++) {
+                (i % 2 == 0 ? first : second).add(deliveries.get(i));
+            }
+            CompletableFuture<Void> other =
+                    CompletableFuture.runAsync(() -> second.forEach(d -> deliverAdjustmentQuietly(order, d)), lanes);
+            for (Delivery d : first) {
+                deliverAdjustment(order, d);
+            }
+            other.join();
+        } else {
+            for (Delivery d : deliveries) {
+                deliverAdjustment(order, d);
+            }
+        }
+    }
+
+    private static Delivery signedAdjustment(String order, AdjustmentNews n) {
+        String idField = switch (n.kind()) {
+            case REFUND -> "refundId";
+            case CHARGEBACK -> "chargebackId";
+            default -> "reversalId";
+        };
+        byte[] body = ("{\"type\":\"" + n.type() + "\",\"orderNumber\":\"" + order + "\",\"" + idField + "\":\""
+                        + n.gatewayId() + "\""
+                        + (n.reverses() == null ? "" : ",\"chargebackId\":\"" + n.reverses() + "\"")
+                        + ",\"amount\":\"" + money(n.cents()) + "\",\"currency\":\"EUR\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        return new Delivery(n, body, PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now()));
+    }
+
+    private static String money(int cents) {
+        return new BigDecimal(cents).movePointLeft(2).toPlainString();
+    }
+
+    /** Like {@link #deliver}, for an adjustment event. */
+    private void deliverAdjustment(String order, Delivery d) throws Exception {
+        AdjustmentNews n = d.news();
+        BigDecimal amount = new BigDecimal(money(n.cents()));
+        for (int attempt = 0; attempt < 60; attempt++) {
+            int w = workers.pickReady();
+            long invoked = System.nanoTime();
+            int status = 0;
+            String outcome = null;
+            try {
+                HttpResponse<String> r = post(w, "/api/payments/callback", d.body(), d.headers());
+                status = r.statusCode();
+                outcome = outcomeOf(r);
+            } catch (IOException e) {
+                // no answer: unknown
+            }
+            history.add(new History.AdjustmentCallback(
+                    order,
+                    n.gatewayId(),
+                    n.kind(),
+                    amount,
+                    n.reported(),
+                    n.reverses(),
+                    d.headers()[1],
+                    w,
+                    status,
+                    outcome,
+                    invoked,
+                    System.nanoTime()));
+            if (status != 0 && status < 500) {
+                return;
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("no worker answered " + n.type() + " " + n.gatewayId());
+    }
+
+    private void deliverAdjustmentQuietly(String order, Delivery d) {
+        try {
+            deliverAdjustment(order, d);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The answer's outcome, or its error code when refused; null when the body says neither. */
+    private static String outcomeOf(HttpResponse<String> r) {
+        try {
+            JsonNode json = PaysyncInstance.JSON.readTree(r.body());
+            return json.path(r.statusCode() == 200 ? "outcome" : "error").asText(null);
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static byte[] failure(String order) {
@@ -275,33 +609,33 @@ class ChaosRunTest {
                 .getBytes(StandardCharsets.UTF_8);
     }
 
-    private void deliverQuietly(String order, CallbackKind kind, byte[] body, String[] headers) {
+    private String deliverQuietly(String order, CallbackKind kind, byte[] body, String[] headers) {
         try {
-            deliver(order, kind, body, headers);
+            return deliver(order, kind, body, headers);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
 
-    /** Like a gateway: resends the same delivery (same id, timestamp, signature) until it gets an answer below 500. */
-    private void deliver(String order, CallbackKind kind, byte[] body, String[] headers) throws Exception {
+    /**
+     * Like a gateway: resends the same delivery (same id, timestamp, signature) until it gets an answer below 500;
+     * returns that answer's outcome (or error code).
+     */
+    private String deliver(String order, CallbackKind kind, byte[] body, String[] headers) throws Exception {
         String[] h = headers != null ? headers : PaysyncInstance.signatureHeaders(body, PaysyncInstance.SECRET, now());
         for (int attempt = 0; attempt < 60; attempt++) {
             int w = workers.pickReady();
             long invoked = System.nanoTime();
             try {
                 HttpResponse<String> r = post(w, "/api/payments/callback", body, h);
-                String outcome = null;
-                if (r.statusCode() == 200) {
-                    JsonNode json = PaysyncInstance.JSON.readTree(r.body());
-                    outcome = json.path("outcome").asText(null);
-                }
-                history.add(new History.Callback(order, kind, w, r.statusCode(), outcome, invoked, System.nanoTime()));
+                String outcome = outcomeOf(r);
+                history.add(new History.Callback(
+                        order, kind, h[1], w, r.statusCode(), outcome, invoked, System.nanoTime()));
                 if (r.statusCode() < 500) {
-                    return;
+                    return outcome;
                 }
             } catch (IOException e) {
-                history.add(new History.Callback(order, kind, w, 0, null, invoked, System.nanoTime()));
+                history.add(new History.Callback(order, kind, h[1], w, 0, null, invoked, System.nanoTime()));
             }
             Thread.sleep(100);
         }
@@ -471,11 +805,46 @@ class ChaosRunTest {
 
     private void recordFinalStates(HikariDataSource observer) throws SQLException {
         try (Connection c = observer.getConnection();
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(
-                        "SELECT order_number, payment_status, sync_status, third_party_guid FROM orders")) {
-            while (rs.next()) {
-                history.add(new History.Final(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+                Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("SELECT order_number, payment_status, sync_status, third_party_guid,"
+                    + " amount, adjusted_amount FROM orders")) {
+                while (rs.next()) {
+                    history.add(new History.Final(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getString(4),
+                            rs.getBigDecimal(5),
+                            rs.getBigDecimal(6)));
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT order_number, gateway_id, kind, amount, status, reverses,"
+                    + " reversed_amount, sync_status, sync_attempts, third_party_guid FROM adjustments")) {
+                while (rs.next()) {
+                    history.add(new History.StoredAdjustment(
+                            rs.getString(1),
+                            rs.getString(2),
+                            rs.getString(3),
+                            rs.getBigDecimal(4),
+                            rs.getString(5),
+                            rs.getString(6),
+                            rs.getBigDecimal(7),
+                            rs.getString(8),
+                            rs.getInt(9),
+                            rs.getString(10)));
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT order_number, machine, from_status, to_status, detail"
+                    + " FROM order_transitions WHERE machine IN ('payment', 'adjustment') ORDER BY id")) {
+                while (rs.next()) {
+                    history.add(new History.Transition(
+                            rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)));
+                }
+            }
+            try (ResultSet rs = s.executeQuery("SELECT kind, order_number, webhook_id FROM anomalies")) {
+                while (rs.next()) {
+                    history.add(new History.Anomaly(rs.getString(1), rs.getString(2), rs.getString(3)));
+                }
             }
         }
     }

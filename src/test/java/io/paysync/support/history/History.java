@@ -3,6 +3,7 @@ package io.paysync.support.history;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.Writer;
+import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,9 +13,11 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Everything a run did and saw, Jepsen-style: every callback with its answer (status 0 = no answer: unknown, the
- * delivery may or may not have taken effect), every request the third party received with the order's payment status
- * read from the database at that moment, every answer it gave (and whether it created a record), every fault the run
- * injected, and each order's final state. {@link HistoryChecker} judges it afterwards.
+ * delivery may or may not have taken effect), every cancel the shop sent and every refund or chargeback event the
+ * gateway sent, with their answers, every request the third party received with the order's payment status read from
+ * the database at that moment, every answer it gave (and whether it created a record), every fault the run injected,
+ * and after the run each order's final state, its adjustments, its payment and adjustment history and the anomalies
+ * recorded. {@link HistoryChecker} judges it afterwards.
  */
 public final class History {
 
@@ -27,12 +30,50 @@ public final class History {
         MISMATCHED
     }
 
-    public sealed interface Event permits Callback, Request, Answer, Fault, Final {}
+    public sealed interface Event
+            permits Callback,
+                    Cancel,
+                    AdjustmentCallback,
+                    Request,
+                    Answer,
+                    Fault,
+                    Final,
+                    StoredAdjustment,
+                    Transition,
+                    Anomaly {}
 
-    /** One callback delivery and its answer (status 0: no answer, e.g. the worker was killed). */
+    /**
+     * One payment callback delivery and its answer (status 0: no answer, e.g. the worker was killed); {@code outcome}
+     * is the answer's outcome, or its error code when refused.
+     */
     public record Callback(
             String order,
             CallbackKind kind,
+            String webhookId,
+            int worker,
+            int status,
+            String outcome,
+            long invokedNanos,
+            long completedNanos)
+            implements Event {}
+
+    /** One shop's cancel and its answer: the outcome, or the error code when refused (status 0: no answer). */
+    public record Cancel(String order, int worker, int status, String outcome, long invokedNanos, long completedNanos)
+            implements Event {}
+
+    /**
+     * One delivery of a refund or chargeback event: the adjustment it names (gateway id, kind {@code refund},
+     * {@code chargeback} or {@code chargeback-reversed}, amount, the chargeback a reversal names) and the state it
+     * reports ({@code Pending}, {@code Final} or {@code Void}); its answer as for a {@link Callback}.
+     */
+    public record AdjustmentCallback(
+            String order,
+            String gatewayId,
+            String kind,
+            BigDecimal amount,
+            String reported,
+            String reverses,
+            String webhookId,
             int worker,
             int status,
             String outcome,
@@ -53,9 +94,38 @@ public final class History {
     /** A fault the run injected outside the third party: a worker killed, a database connection terminated. */
     public record Fault(String kind, String detail, long atNanos) implements Event {}
 
-    /** An order's state after the run settled. */
-    public record Final(String order, String paymentStatus, String syncStatus, String thirdPartyGuid)
+    /** An order's state after the run settled, with its amount and its running total of adjustments. */
+    public record Final(
+            String order,
+            String paymentStatus,
+            String syncStatus,
+            String thirdPartyGuid,
+            BigDecimal amount,
+            BigDecimal adjustedAmount)
             implements Event {}
+
+    /** An adjustment as stored after the run settled. */
+    public record StoredAdjustment(
+            String order,
+            String gatewayId,
+            String kind,
+            BigDecimal amount,
+            String status,
+            String reverses,
+            BigDecimal reversedAmount,
+            String syncStatus,
+            int syncAttempts,
+            String thirdPartyGuid)
+            implements Event {}
+
+    /**
+     * A row of an order's history after the run settled (machine {@code payment} or {@code adjustment}; an
+     * adjustment's detail names its kind, then its gateway id).
+     */
+    public record Transition(String order, String machine, String from, String to, String detail) implements Event {}
+
+    /** An anomaly recorded, after the run settled. */
+    public record Anomaly(String kind, String order, String webhookId) implements Event {}
 
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
 

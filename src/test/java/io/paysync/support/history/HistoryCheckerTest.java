@@ -1,12 +1,19 @@
 package io.paysync.support.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
 
+import io.paysync.support.history.History.AdjustmentCallback;
+import io.paysync.support.history.History.Anomaly;
 import io.paysync.support.history.History.Answer;
 import io.paysync.support.history.History.Callback;
 import io.paysync.support.history.History.CallbackKind;
+import io.paysync.support.history.History.Cancel;
 import io.paysync.support.history.History.Final;
 import io.paysync.support.history.History.Request;
+import io.paysync.support.history.History.StoredAdjustment;
+import io.paysync.support.history.History.Transition;
+import java.math.BigDecimal;
 import org.junit.jupiter.api.Test;
 
 /** The checker must catch every kind of broken promise, or a clean chaos run proves nothing. */
@@ -15,11 +22,19 @@ class HistoryCheckerTest {
     private final History history = new History();
     private long clock;
 
+    private static Final end(String order, String payment, String sync, String guid) {
+        return end(order, payment, sync, guid, "0");
+    }
+
+    private static Final end(String order, String payment, String sync, String guid, String adjusted) {
+        return new Final(order, payment, sync, guid, new BigDecimal("12.34"), new BigDecimal(adjusted));
+    }
+
     private void paidAndSynced(String order, String recordId) {
-        history.add(new Callback(order, CallbackKind.SUCCESS, 0, 200, "paid", ++clock, ++clock));
+        history.add(new Callback(order, CallbackKind.SUCCESS, "msg_" + order, 0, 200, "paid", ++clock, ++clock));
         history.add(new Request(order, "POST", order, 0, "Paid", ++clock));
         history.add(new Answer(order, "POST", "NONE", 201, recordId, true, ++clock));
-        history.add(new Final(order, "Paid", "Completed", recordId));
+        history.add(end(order, "Paid", "Completed", recordId));
     }
 
     @Test
@@ -27,10 +42,10 @@ class HistoryCheckerTest {
         paidAndSynced("A", "rec-a");
         history.add(new Request("A", "POST", "A", 1, "Paid", ++clock)); // a resend with the same key: no new record
         history.add(new Answer("A", "POST", "NONE", 200, "rec-a", false, ++clock));
-        history.add(new Callback("B", CallbackKind.FAILURE, 0, 200, "failed", ++clock, ++clock));
-        history.add(new Callback("B", CallbackKind.FORGED, 0, 401, null, ++clock, ++clock));
-        history.add(new Final("B", "Failed", "Pending", null));
-        history.add(new Final("C", "Pending", "Pending", null));
+        history.add(new Callback("B", CallbackKind.FAILURE, "msg_B", 0, 200, "failed", ++clock, ++clock));
+        history.add(new Callback("B", CallbackKind.FORGED, "msg_B", 0, 401, null, ++clock, ++clock));
+        history.add(end("B", "Failed", "Pending", null));
+        history.add(end("C", "Pending", "Pending", null));
 
         HistoryChecker.Result r = HistoryChecker.check(history);
 
@@ -44,8 +59,8 @@ class HistoryCheckerTest {
 
     @Test
     void should_flag_a_paid_order_never_recorded_as_lost() {
-        history.add(new Callback("A", CallbackKind.SUCCESS, 0, 200, "paid", 1, 2));
-        history.add(new Final("A", "Paid", "Pending", null));
+        history.add(new Callback("A", CallbackKind.SUCCESS, "msg_A", 0, 200, "paid", 1, 2));
+        history.add(end("A", "Paid", "Pending", null));
 
         HistoryChecker.Result r = HistoryChecker.check(history);
 
@@ -78,16 +93,16 @@ class HistoryCheckerTest {
     void should_flag_broken_promises_as_unexpected() {
         // a record for an order that never paid
         history.add(new Answer("A", "POST", "NONE", 201, "rec-a", true, 1));
-        history.add(new Final("A", "Failed", "Pending", null));
+        history.add(end("A", "Failed", "Pending", null));
         // a GUID that is not the third party's record
         history.add(new Answer("B", "POST", "NONE", 201, "rec-b", true, 2));
-        history.add(new Final("B", "Paid", "Completed", "something-else"));
+        history.add(end("B", "Paid", "Completed", "something-else"));
         // an acknowledged payment that did not survive
-        history.add(new Callback("C", CallbackKind.SUCCESS, 0, 200, "paid", 3, 4));
-        history.add(new Final("C", "Pending", "Pending", null));
+        history.add(new Callback("C", CallbackKind.SUCCESS, "msg_C", 0, 200, "paid", 3, 4));
+        history.add(end("C", "Pending", "Pending", null));
         // a forged callback that was accepted
-        history.add(new Callback("D", CallbackKind.FORGED, 0, 200, "paid", 5, 6));
-        history.add(new Final("D", "Paid", "Failed", null));
+        history.add(new Callback("D", CallbackKind.FORGED, "msg_D", 0, 200, "paid", 5, 6));
+        history.add(end("D", "Paid", "Failed", null));
         // a request about an order nobody created
         history.add(new Request("E", "POST", "E", 0, null, 7));
 
@@ -100,9 +115,257 @@ class HistoryCheckerTest {
 
     @Test
     void should_not_judge_a_callback_that_got_no_answer() {
-        history.add(new Callback("A", CallbackKind.SUCCESS, 0, 0, null, 1, 2)); // the worker died: unknown
-        history.add(new Final("A", "Pending", "Pending", null));
+        history.add(new Callback("A", CallbackKind.SUCCESS, "msg_A", 0, 0, null, 1, 2)); // the worker died: unknown
+        history.add(end("A", "Pending", "Pending", null));
 
         assertThat(HistoryChecker.check(history).valid()).isTrue();
+    }
+
+    // ----- Cancellations (C1) -----
+
+    private void cancelled(String order) {
+        history.add(new Cancel(order, 0, 200, "cancelled", ++clock, ++clock));
+        history.add(new Transition(order, "payment", "Pending", "Cancelled", "cancelled by the shop"));
+    }
+
+    @Test
+    void should_pass_a_cancel_and_a_success_refused_after_it_with_its_anomaly() {
+        cancelled("A");
+        history.add(new Callback("A", CallbackKind.SUCCESS, "msg_a", 1, 409, "order-not-pending", ++clock, ++clock));
+        history.add(new Callback("A", CallbackKind.DUPLICATE, "msg_a", 2, 409, "order-not-pending", ++clock, ++clock));
+        history.add(new Anomaly("success-after-cancel", "A", "msg_a"));
+        history.add(new Anomaly("success-after-cancel", "A", "msg_a"));
+        history.add(new Cancel("A", 1, 200, "already-cancelled", ++clock, ++clock));
+        history.add(end("A", "Cancelled", "Pending", null));
+        history.add(new Cancel("B", 0, 409, "order-paid", ++clock, ++clock));
+        history.add(new Transition("B", "payment", "Pending", "Paid", "paid"));
+        paidAndSynced("B", "rec-b");
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.valid()).as(r.report()).isTrue();
+        assertThat(r.figures())
+                .containsEntry("  cancels answered 200 cancelled", 1)
+                .containsEntry("success-after-cancel anomalies", 2);
+    }
+
+    @Test
+    void should_flag_a_cancel_acknowledged_but_not_so_as_lost() {
+        // answered cancelled, but the order ended Paid
+        history.add(new Cancel("A", 0, 200, "cancelled", ++clock, ++clock));
+        paidAndSynced("A", "rec-a");
+        // Cancelled without its history row
+        history.add(new Cancel("B", 0, 200, "cancelled", ++clock, ++clock));
+        history.add(end("B", "Cancelled", "Pending", null));
+        // a success refused after the cancel, without its anomaly
+        cancelled("C");
+        history.add(new Callback("C", CallbackKind.SUCCESS, "msg_c", 0, 409, "order-not-pending", ++clock, ++clock));
+        history.add(end("C", "Cancelled", "Pending", null));
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.LOST))
+                .containsOnlyKeys("A", "B", "C");
+    }
+
+    @Test
+    void should_flag_an_order_both_paid_and_cancelled_and_a_second_cancel() {
+        cancelled("A");
+        history.add(new Transition("A", "payment", "Pending", "Paid", "paid"));
+        history.add(end("A", "Cancelled", "Pending", null));
+        cancelled("B");
+        cancelled("B");
+        history.add(end("B", "Cancelled", "Pending", null));
+        // more anomalies than deliveries of the success
+        cancelled("C");
+        history.add(new Callback("C", CallbackKind.SUCCESS, "msg_c", 0, 409, "order-not-pending", ++clock, ++clock));
+        history.add(new Anomaly("success-after-cancel", "C", "msg_c"));
+        history.add(new Anomaly("success-after-cancel", "C", "msg_c"));
+        history.add(end("C", "Cancelled", "Pending", null));
+        // a record for a Cancelled order
+        cancelled("D");
+        history.add(new Answer("D", "POST", "NONE", 201, "rec-d", true, ++clock));
+        history.add(end("D", "Cancelled", "Pending", null));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.problems().get(HistoryChecker.UNEXPECTED)).containsOnlyKeys("A", "D");
+        assertThat(r.problems().get(HistoryChecker.DUPLICATED)).containsOnlyKeys("A", "B", "C");
+    }
+
+    // ----- Adjustments (A3, A4) -----
+
+    private void event(
+            String order, String id, String kind, String amount, String reported, int status, String outcome) {
+        event(order, id, kind, amount, reported, null, "msg_" + id + reported, status, outcome);
+    }
+
+    private void event(
+            String order,
+            String id,
+            String kind,
+            String amount,
+            String reported,
+            String reverses,
+            String webhookId,
+            int status,
+            String outcome) {
+        history.add(new AdjustmentCallback(
+                order,
+                id,
+                kind,
+                new BigDecimal(amount),
+                reported,
+                reverses,
+                webhookId,
+                0,
+                status,
+                outcome,
+                ++clock,
+                ++clock));
+    }
+
+    private void stored(
+            String order, String id, String kind, String amount, String status, String reverses, String reversed) {
+        history.add(new StoredAdjustment(
+                order,
+                id,
+                kind,
+                new BigDecimal(amount),
+                status,
+                reverses,
+                new BigDecimal(reversed),
+                "Pending",
+                0,
+                null));
+    }
+
+    private void adjustmentRow(String order, String from, String to, String kind, String id) {
+        history.add(new Transition(order, "adjustment", from, to, kind + " " + id + " of 1.00 EUR"));
+    }
+
+    /** A Paid order, sent once, with {@code adjusted} as its running total. */
+    private void paid(String order, String adjusted) {
+        history.add(new Callback(order, CallbackKind.SUCCESS, "msg_" + order, 0, 200, "paid", ++clock, ++clock));
+        history.add(new Request(order, "POST", order, 0, "Paid", ++clock));
+        history.add(new Answer(order, "POST", "NONE", 201, "rec-" + order, true, ++clock));
+        history.add(end(order, "Paid", "Completed", "rec-" + order, adjusted));
+    }
+
+    /**
+     * Order A: a Pending refund made Final (its pending replayed late), a refund replayed, one refused past the
+     * amount, a chargeback reversed: 5 + 6 + 1 - 1 = 11 held of 12.34.
+     */
+    private void adjustedHistory() {
+        event("A", "re_1", "refund", "5.00", "Pending", 200, "recorded");
+        event("A", "re_1", "refund", "5.00", "Final", 200, "final");
+        event("A", "re_1", "refund", "5.00", "Pending", 200, "ignored");
+        event("A", "re_2", "refund", "6.00", "Final", 200, "recorded");
+        event("A", "re_2", "refund", "6.00", "Final", 200, "already-recorded");
+        event("A", "re_3", "refund", "4.00", "Final", 409, "adjustment-exceeds-amount");
+        history.add(new Anomaly("adjustment-exceeds-amount", "A", "msg_re_3Final"));
+        event("A", "dp_1", "chargeback", "1.00", "Final", 200, "recorded");
+        event("A", "dp_1_won", "chargeback-reversed", "1.00", "Final", "dp_1", "msg_won", 200, "recorded");
+        stored("A", "re_1", "refund", "5.00", "Final", null, "0");
+        stored("A", "re_2", "refund", "6.00", "Final", null, "0");
+        stored("A", "dp_1", "chargeback", "1.00", "Final", null, "1.00");
+        stored("A", "dp_1_won", "chargeback-reversed", "1.00", "Final", "dp_1", "0");
+        adjustmentRow("A", null, "Pending", "refund", "re_1");
+        adjustmentRow("A", "Pending", "Final", "refund", "re_1");
+        adjustmentRow("A", null, "Final", "refund", "re_2");
+        adjustmentRow("A", null, "Final", "chargeback", "dp_1");
+        adjustmentRow("A", null, "Final", "chargeback-reversed", "dp_1_won");
+    }
+
+    @Test
+    void should_pass_adjustments_stored_once_in_the_state_reported_within_the_amount() {
+        adjustedHistory();
+        paid("A", "11.00");
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.valid()).as(r.report()).isTrue();
+        assertThat(r.figures())
+                .containsEntry("adjustments stored refund/Final", 2)
+                .containsEntry("  adjustments answered 409 adjustment-exceeds-amount", 1)
+                .containsEntry("  adjustments answered 200 already-recorded", 1);
+    }
+
+    @Test
+    void should_flag_a_total_that_is_not_the_sum_of_the_adjustments() {
+        adjustedHistory();
+        paid("A", "12.00");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.UNEXPECTED))
+                .containsOnly(entry("A", "adjusted_amount 12.00, but its adjustments sum to 11.00"));
+    }
+
+    @Test
+    void should_flag_an_acknowledged_adjustment_not_stored_or_not_in_its_state_as_lost() {
+        paid("A", "0");
+        event("A", "re_1", "refund", "5.00", "Final", 200, "recorded");
+        paid("B", "5.00");
+        event("B", "re_2", "refund", "5.00", "Pending", 200, "recorded");
+        event("B", "re_2", "refund", "5.00", "Void", 200, "void");
+        stored("B", "re_2", "refund", "5.00", "Pending", null, "0");
+        adjustmentRow("B", null, "Pending", "refund", "re_2");
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.problems().get(HistoryChecker.LOST))
+                .containsOnlyKeys("A", "B")
+                .containsEntry("A", "re_1 answered as taken ([Final]) but not stored");
+        assertThat(r.problems().get(HistoryChecker.LOST).get("B"))
+                .startsWith("re_2 is Pending, but its move was acknowledged");
+    }
+
+    @Test
+    void should_flag_an_adjustment_inserted_twice_in_its_history_as_duplicated() {
+        adjustedHistory();
+        adjustmentRow("A", null, "Final", "refund", "re_2");
+        paid("A", "11.00");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.DUPLICATED))
+                .containsOnly(entry("A", "re_2 inserted 2 and moved 0 times in its history"));
+    }
+
+    @Test
+    void should_flag_a_refusal_the_history_contradicts_and_a_refused_one_stored() {
+        // refused as exceeding, though only 5.00 could have been held: 5 + 4 fits 12.34
+        paid("A", "5.00");
+        event("A", "re_1", "refund", "5.00", "Final", 200, "recorded");
+        event("A", "re_2", "refund", "4.00", "Final", 409, "adjustment-exceeds-amount");
+        history.add(new Anomaly("adjustment-exceeds-amount", "A", "msg_re_2Final"));
+        stored("A", "re_1", "refund", "5.00", "Final", null, "0");
+        adjustmentRow("A", null, "Final", "refund", "re_1");
+        // stored though its only event was refused, and the refusal has no anomaly
+        paid("B", "5.00");
+        event("B", "re_3", "refund", "5.00", "Final", 409, "adjustment-exceeds-amount");
+        stored("B", "re_3", "refund", "5.00", "Final", null, "0");
+        adjustmentRow("B", null, "Final", "refund", "re_3");
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.problems().get(HistoryChecker.UNEXPECTED))
+                .containsOnly(
+                        entry("A", "re_2 of 4.00 refused as exceeding 12.34, though at most 5.00 could have been held"),
+                        entry("B", "re_3 stored Final though no delivery reporting it was taken"));
+        assertThat(r.problems().get(HistoryChecker.LOST))
+                .containsOnly(entry("B", "re_3 refused adjustment-exceeds-amount without its anomaly"));
+    }
+
+    @Test
+    void should_flag_an_adjustment_whose_sync_moved_or_that_was_sent_as_early() {
+        adjustedHistory();
+        paid("A", "11.00");
+        history.add(new Request("A", "POST", "re_1", 0, "Paid", ++clock));
+        paid("B", "1.00");
+        event("B", "re_9", "refund", "1.00", "Final", 200, "recorded");
+        history.add(new StoredAdjustment(
+                "B", "re_9", "refund", new BigDecimal("1.00"), "Final", null, BigDecimal.ZERO, "Completed", 1, "rec"));
+        adjustmentRow("B", null, "Final", "refund", "re_9");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.EARLY))
+                .containsOnly(
+                        entry("A", "a request keyed by adjustment re_1, though nothing sends adjustments"),
+                        entry("B", "re_9 left sync Pending (Completed, 1 attempts), though nothing sends adjustments"));
     }
 }
