@@ -122,11 +122,7 @@ public abstract class InterleavingSuite {
             Worker worker = new Worker("w");
             Memo memo = new Memo();
             List<Session> sessions = List.of(
-                    session(
-                            "callback",
-                            step("paid", c -> memo.keep("paid", markPaid(c, order))),
-                            step("paid_log", c -> logPaymentIfMoved(c, memo.moved("paid"), order, "Paid")),
-                            commit("paid_commit")),
+                    paymentMove("callback", "paid", "Paid", memo, c -> markPaid(c, order), order),
                     session(
                             "worker",
                             step("claim1", c -> worker.claim(c, "claim1", order, T0.plusSeconds(1))),
@@ -365,16 +361,8 @@ public abstract class InterleavingSuite {
             String order = newPendingOrder();
             Memo memo = new Memo();
             List<Session> sessions = List.of(
-                    session(
-                            "success",
-                            step("paid", c -> memo.keep("paid", markPaid(c, order))),
-                            step("paid_log", c -> logPaymentIfMoved(c, memo.moved("paid"), order, "Paid")),
-                            commit("paid_commit")),
-                    session(
-                            "failure",
-                            step("failed", c -> memo.keep("failed", markFailed(c, order))),
-                            step("failed_log", c -> logPaymentIfMoved(c, memo.moved("failed"), order, "Failed")),
-                            commit("failed_commit")));
+                    paymentMove("success", "paid", "Paid", memo, c -> markPaid(c, order), order),
+                    paymentMove("failure", "failed", "Failed", memo, c -> markFailed(c, order), order));
             return new Scenario(sessions, run -> {
                 String winner = run.startedBefore("paid", "failed") ? "Paid" : "Failed";
                 assertThat(run.result("paid")).isEqualTo(winner.equals("Paid") ? "1" : "0");
@@ -401,16 +389,8 @@ public abstract class InterleavingSuite {
             String order = newPendingOrder();
             Memo memo = new Memo();
             List<Session> sessions = List.of(
-                    session(
-                            "success",
-                            step("paid", c -> memo.keep("paid", markPaid(c, order))),
-                            step("paid_log", c -> logPaymentIfMoved(c, memo.moved("paid"), order, "Paid")),
-                            commit("paid_commit")),
-                    session(
-                            "cancel",
-                            step("cancel", c -> memo.keep("cancel", cancel(c, order))),
-                            step("cancel_log", c -> logPaymentIfMoved(c, memo.moved("cancel"), order, "Cancelled")),
-                            commit("cancel_commit")));
+                    paymentMove("success", "paid", "Paid", memo, c -> markPaid(c, order), order),
+                    paymentMove("cancel", "cancel", "Cancelled", memo, c -> cancel(c, order), order));
             return new Scenario(sessions, run -> {
                 String winner = run.startedBefore("paid", "cancel") ? "Paid" : "Cancelled";
                 assertThat(run.result("paid")).isEqualTo(winner.equals("Paid") ? "1" : "0");
@@ -642,6 +622,19 @@ public abstract class InterleavingSuite {
     }
 
     /** Results that later steps of the same session act on, as the repository acts on "rows == 1". */
+    /**
+     * A session that moves the order's payment with one guarded statement ({@code move}, the step {@code step}),
+     * writes its history row to {@code to} when it moved, and commits.
+     */
+    private Session paymentMove(
+            String name, String step, String to, Memo memo, Interleavings.Action move, String order) {
+        return session(
+                name,
+                step(step, c -> memo.keep(step, move.run(c))),
+                step(step + "_log", c -> logPaymentIfMoved(c, memo.moved(step), order, to)),
+                commit(step + "_commit"));
+    }
+
     private static final class Memo {
         private final Map<String, String> results = new ConcurrentHashMap<>();
 
