@@ -38,6 +38,7 @@ import io.paysync.settlement.SettlementRows;
 import io.paysync.shop.ShopAdoption;
 import io.paysync.sync.AttemptTrace;
 import io.paysync.sync.ClaimedSendKeys;
+import io.paysync.sync.ManualAdjustments;
 import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
 import io.paysync.sync.SyncClaims;
@@ -47,6 +48,7 @@ import io.paysync.sync.SyncRepository;
 import io.paysync.sync.SyncRouteSeam;
 import io.paysync.sync.SyncRoutes;
 import io.paysync.sync.SyncSettings;
+import io.paysync.sync.SyncTarget;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
 import io.paysync.sync.ThirdPartySimulator;
@@ -118,7 +120,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         "sync-one-order", AttemptTrace::attemptBegins,
                         "third-party-call", AttemptTrace::callBegins,
                         "third-party-create-request", AttemptTrace::callBegins,
-                        "third-party-lookup-request", AttemptTrace::callBegins));
+                        "third-party-lookup-request", AttemptTrace::callBegins,
+                        "sync-one-adjustment", AttemptTrace::attemptBegins,
+                        "third-party-adjustment-call", AttemptTrace::callBegins,
+                        "third-party-adjustment-request", AttemptTrace::callBegins,
+                        "third-party-adjustment-lookup-request", AttemptTrace::callBegins));
         RefusedRequests refused = new RefusedRequests(Observability.meterRegistry(context));
         boolean managementShared = apiPort == managementPort;
         FailedLogins failedLogins = FailedLogins.from(settings);
@@ -132,6 +138,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
 
         // Opens on a thread of its own while the routes load; the start waits for it before any route starts.
         Database database = Database.open(settings);
+        // Whether adjustments are sent or handed to an operator: known once the routes are loaded.
+        ManualAdjustments manualAdjustments = new ManualAdjustments(database, clock, syncSettings);
         context.addService(new ServiceSupport() {
             @Override
             protected void doStop() {
@@ -144,7 +152,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
             @Override
             public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
                 Doors.install(camel, apiGate, managementGate);
-                SyncRouteSeam.check(camel);
+                SyncRouteSeam.check(camel, manualAdjustments);
                 database.awaitOpen();
             }
 
@@ -242,6 +250,30 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // The claim loop, the send and the fenced outcome: Java routes, since their shape is what Paysync
         // guarantees; the requests they send are the integrator's YAML.
         context.addRoutes(new SyncRoutes(syncSettings, claims, outcomes, thirdPartyCall, sendKeys, "syncSendPool"));
+        // The adjustments' sync: the same claim, send and fenced outcome, on their own table, send keys (their
+        // gateway ids) and request routes, sent from the same pool.
+        SyncRepository adjustmentSync = new SyncRepository(database, clock, SyncTarget.ADJUSTMENTS);
+        JdbcMessageIdRepository adjustmentKeyTable =
+                new JdbcMessageIdRepository(database.dataSource(), SyncTarget.ADJUSTMENTS.sendKeyProcessor());
+        adjustmentKeyTable.setCreateTableIfNotExists(false);
+        ClaimedSendKeys adjustmentKeys = new ClaimedSendKeys(adjustmentKeyTable);
+        SyncOutcomes adjustmentOutcomes = new SyncOutcomes(syncSettings, adjustmentSync, adjustmentKeys);
+        SyncClaims adjustmentClaims = new SyncClaims(
+                syncSettings,
+                adjustmentSync,
+                new SyncGate(context, SyncTarget.ADJUSTMENTS, manualAdjustments::sending));
+        registry.bind("adjustmentSyncRepository", adjustmentSync);
+        registry.bind(SyncTarget.ADJUSTMENTS.outcomesBean(), adjustmentOutcomes);
+        registry.bind(SyncTarget.ADJUSTMENTS.claimsBean(), adjustmentClaims);
+        context.addRoutes(new SyncRoutes(
+                SyncTarget.ADJUSTMENTS,
+                syncSettings,
+                adjustmentClaims,
+                adjustmentOutcomes,
+                ThirdPartyCall.from(settings, syncSettings, context, SyncTarget.ADJUSTMENTS),
+                adjustmentKeys,
+                "syncSendPool",
+                manualAdjustments));
         // The request routes' "convertBodyTo: JsonNode": the order as their jq templates see it.
         context.getTypeConverterRegistry()
                 .addTypeConverter(JsonNode.class, SendAttempt.class, new TypeConverterSupport() {

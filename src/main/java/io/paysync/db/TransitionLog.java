@@ -60,6 +60,11 @@ public final class TransitionLog {
             return new Cause("claim " + claimToken + " by " + workerId, WORKER, null, claimToken, workerId, null, null);
         }
 
+        /** A sync worker acting without a claim ({@code text}: what it did and why). */
+        public static Cause worker(String text, String workerId) {
+            return new Cause(text, WORKER, null, null, workerId, null, null);
+        }
+
         /** The expiry job of the instance {@code workerId}. */
         public static Cause expiry(String workerId) {
             return new Cause("expiry", EXPIRY, null, null, workerId, null, null);

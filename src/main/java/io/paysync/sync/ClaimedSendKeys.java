@@ -26,10 +26,10 @@ public class ClaimedSendKeys extends ServiceSupport implements IdempotentReposit
     @Override
     public boolean add(Exchange exchange, String key) {
         SendAttempt attempt = exchange.getMessage().getBody(SendAttempt.class);
-        if (attempt == null || !key.equals(attempt.getOrderNumber())) {
-            // The idempotent consumer must sit where the body is the claimed order, keyed by its order number.
+        if (attempt == null || !key.equals(attempt.getSendKey())) {
+            // The idempotent consumer must sit where the body is the claimed order, keyed by its send key.
             throw new IllegalStateException("the send-key idempotent consumer got key " + key + " for a body that is "
-                    + (attempt == null ? "not a claimed order" : "order " + attempt.getOrderNumber()));
+                    + (attempt == null ? "not a claimed order" : "send key " + attempt.getSendKey()));
         }
         attempt.sendKeyChecked(true);
         return !attempt.order().sendKeyFound();

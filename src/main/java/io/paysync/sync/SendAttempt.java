@@ -58,9 +58,16 @@ public final class SendAttempt {
         return order;
     }
 
-    /** The idempotent consumer's key: the order number, which is also the Idempotency-Key the third party sees. */
     public String getOrderNumber() {
         return order.orderNumber();
+    }
+
+    /**
+     * The idempotent consumer's key, which is also the Idempotency-Key the third party sees: the order number, or the
+     * adjustment's gateway id.
+     */
+    public String getSendKey() {
+        return order.sendKey();
     }
 
     /** The completions of this order's claim round, written together. */
@@ -140,7 +147,7 @@ public final class SendAttempt {
 
     @Override
     public String toString() {
-        return "SendAttempt[" + order.orderNumber() + ", " + action + (mayHaveCreated ? ", in doubt" : "")
+        return "SendAttempt[" + order.sendKey() + ", " + action + (mayHaveCreated ? ", in doubt" : "")
                 + (outcome == null ? "" : ", " + outcome) + "]";
     }
 }

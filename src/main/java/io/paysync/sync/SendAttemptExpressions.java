@@ -12,11 +12,11 @@ import org.apache.camel.support.ExpressionAdapter;
  */
 public final class SendAttemptExpressions {
 
-    /** {@code sendKeyOfAttempt}: the idempotent consumer's key, the order number. */
+    /** {@code sendKeyOfAttempt}: the idempotent consumer's key, the order number or the adjustment's gateway id. */
     public static final Expression SEND_KEY = new ExpressionAdapter() {
         @Override
         public Object evaluate(Exchange exchange) {
-            return attempt(exchange).getOrderNumber();
+            return attempt(exchange).getSendKey();
         }
     };
 

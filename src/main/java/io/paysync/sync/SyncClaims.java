@@ -12,8 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The claim step's Java side: the parameters of {@code claim-paid-orders.sql} (run by camel-sql in the
- * {@code paid-order-sync} route of {@link SyncRoutes}) and what to do with the rows it returns.
+ * The claim step's Java side: the parameters of the claim statement ({@code claim-paid-orders.sql}, or
+ * {@code claim-adjustments.sql}, run by camel-sql in the claim route of {@link SyncRoutes}) and what to do with the
+ * rows it returns.
  */
 public class SyncClaims {
 
@@ -93,8 +94,8 @@ public class SyncClaims {
         boolean ours = repository.renewLease(order, now.plus(settings.lease()));
         if (!ours) {
             LOG.warn(
-                    "Order {}: claim {} was taken over before its turn in the batch; skipped",
-                    order.orderNumber(),
+                    "{}: claim {} was taken over before its turn in the batch; skipped",
+                    order.describe(),
                     order.claimToken());
         }
         return ours;
@@ -107,15 +108,15 @@ public class SyncClaims {
     public List<SendAttempt> claimed(
             List<Map<String, Object>> rows, @Header("leaseUntil") Object leaseUntil, Exchange exchange) {
         Instant lease = leaseUntil == null ? null : ClaimedOrder.instant(leaseUntil);
-        List<ClaimedOrder> claimed = rows.stream()
-                .map(r -> ClaimedOrder.fromRow(r).withLeaseUntil(lease))
+        List<ClaimedOrder> claimed = repository.fromClaimRows(rows).stream()
+                .map(o -> o.withLeaseUntil(lease))
                 .toList();
         exchange.setProperty(LAST_CLAIM_SIZE, claimed.size());
         observer.claimed(claimed.size());
         if (claimed.isEmpty()) {
             return List.of();
         }
-        LOG.debug("Claimed {} orders", claimed.size());
+        LOG.debug("Claimed {} ({})", claimed.size(), repository.target().claimRoute());
         PendingCompletions round = exchange.getProperty(ROUND, PendingCompletions.class);
         return repository.recordClaimsAndSendKeys(claimed, settings.workerId()).stream()
                 .map(order -> new SendAttempt(order, round))

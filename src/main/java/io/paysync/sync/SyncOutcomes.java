@@ -77,7 +77,7 @@ public class SyncOutcomes {
     private void lookupFoundNothing(ClaimedOrder order) {
         OrderTrace.outcome(order.orderNumber(), "not-found");
         Duration wait = repository
-                .sendKeyAge(order.orderNumber())
+                .sendKeyAge(order.sendKey())
                 .map(age -> settings.lookupSettle().minus(age))
                 .orElse(Duration.ZERO);
         boolean moved;
@@ -88,12 +88,11 @@ public class SyncOutcomes {
                     "lookup found no record; will create",
                     SyncFailure.LOOKUP_NOT_FOUND,
                     settings.workerId(),
-                    () -> sendKeys.remove(order.orderNumber()));
+                    () -> sendKeys.remove(order.sendKey()));
         } else {
             LOG.info(
-                    "Order {}: lookup found no record, but the in-doubt send may still be in progress; asking again "
-                            + "in {} ms",
-                    order.orderNumber(),
+                    "{}: lookup found no record, but the in-doubt send may still be in progress; asking again in {} ms",
+                    order.describe(),
                     wait.toMillis());
             moved = repository.reschedule(
                     order,
@@ -217,8 +216,8 @@ public class SyncOutcomes {
         OrderTrace.outcome(order.orderNumber(), "retry");
         Duration delay = Backoff.next(order.attempts(), settings.backoffBase(), settings.backoffMax(), retryAfterMs);
         LOG.warn(
-                "Order {}: attempt {} of {} failed ({}); next attempt in {} ms",
-                order.orderNumber(),
+                "{}: attempt {} of {} failed ({}); next attempt in {} ms",
+                order.describe(),
                 order.attempts(),
                 settings.maxAttempts(),
                 error,
@@ -257,7 +256,7 @@ public class SyncOutcomes {
      * worker that lost its claim never removes the key the new owner relies on.
      */
     private Runnable forgetKeyUnlessInDoubt(SendAttempt attempt) {
-        return attempt.mayHaveCreated() ? null : () -> sendKeys.remove(attempt.getOrderNumber());
+        return attempt.mayHaveCreated() ? null : () -> sendKeys.remove(attempt.getSendKey());
     }
 
     /**
@@ -267,7 +266,7 @@ public class SyncOutcomes {
     private void deadLetter(SendAttempt attempt, String error, String fingerprint) {
         OrderTrace.outcome(attempt.getOrderNumber(), "dead-letter");
         ClaimedOrder order = attempt.order();
-        LOG.warn("Order {}: dead-lettered ({}): {}", order.orderNumber(), fingerprint, error);
+        LOG.warn("{}: dead-lettered ({}): {}", order.describe(), fingerprint, error);
         Runnable also = attempt.mayHaveCreated()
                 ? repository.anomaly("sync-in-doubt", order, error)
                 : forgetKeyUnlessInDoubt(attempt);
@@ -278,9 +277,9 @@ public class SyncOutcomes {
 
     static void lostLease(ClaimedOrder order, String what) {
         LOG.warn(
-                "Order {}: {} updated no row: claim {} is no longer ours (its lease expired and another worker took "
-                        + "the order over); nothing recorded",
-                order.orderNumber(),
+                "{}: {} updated no row: claim {} is no longer ours (its lease expired and another worker took "
+                        + "it over); nothing recorded",
+                order.describe(),
                 what,
                 order.claimToken());
     }

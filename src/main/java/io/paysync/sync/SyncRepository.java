@@ -27,16 +27,28 @@ public class SyncRepository {
     private final TransitionLog history;
     private final AnomalyLog anomalies;
     private final Clock clock;
+    private final SyncTarget target;
 
     public SyncRepository(Database db, Clock clock) {
+        this(db, clock, SyncTarget.ORDERS);
+    }
+
+    public SyncRepository(Database db, Clock clock, SyncTarget target) {
         this.db = db;
         this.history = new TransitionLog(db);
         this.anomalies = new AnomalyLog(db);
         this.clock = clock;
+        this.target = target;
     }
 
-    /** The processor name of the third-party send keys in {@code CAMEL_MESSAGEPROCESSED}. */
-    public static final String SEND_KEY_PROCESSOR = "third-party-create";
+    public SyncTarget target() {
+        return target;
+    }
+
+    /** The processor name of the orders' third-party send keys in {@code CAMEL_MESSAGEPROCESSED}. */
+    public static final String SEND_KEY_PROCESSOR = SyncTarget.ORDERS.sendKeyProcessor();
+    /** The processor name of the adjustments' send keys (their gateway ids), in the same table. */
+    public static final String ADJUSTMENT_SEND_KEY_PROCESSOR = SyncTarget.ADJUSTMENTS.sendKeyProcessor();
     /** The marker, in the same table, of an order the shop's own job may have sent (see {@link #sentByTheShopsJob}). */
     public static final String LEGACY_SEND_PROCESSOR = "legacy-send";
 
@@ -54,21 +66,22 @@ public class SyncRepository {
                         .map(o -> o.takenOverClaim() == null
                                 ? new Entry(
                                         o.orderNumber(),
-                                        "sync",
+                                        target.historyMachine(),
                                         SyncStatus.Pending.name(),
                                         SyncStatus.Processing.name(),
                                         Cause.claim(o.claimToken(), workerId),
-                                        "attempt " + o.attempts())
+                                        about(o) + "attempt " + o.attempts())
                                 : new Entry(
                                         o.orderNumber(),
-                                        "sync",
+                                        target.historyMachine(),
                                         SyncStatus.Processing.name(),
                                         SyncStatus.Processing.name(),
                                         Cause.claim(o.claimToken(), workerId)
                                                 .withError(
                                                         "lease of claim " + o.takenOverClaim() + " expired",
                                                         SyncFailure.LEASE_EXPIRED),
-                                        "attempt " + o.attempts() + ", taking over claim " + o.takenOverClaim()))
+                                        about(o) + "attempt " + o.attempts() + ", taking over claim "
+                                                + o.takenOverClaim()))
                         .toList(),
                 now());
     }
@@ -88,8 +101,8 @@ public class SyncRepository {
                     .batchUpdate(
                             db.sql("insert-send-key"),
                             claimed.stream()
-                                    .map(o -> new MapSqlParameterSource("processorName", SEND_KEY_PROCESSOR)
-                                            .addValue("messageId", o.orderNumber())
+                                    .map(o -> new MapSqlParameterSource("processorName", target.sendKeyProcessor())
+                                            .addValue("messageId", o.sendKey())
                                             .addValue("createdAt", createdAt))
                                     .toArray(SqlParameterSource[]::new));
             List<ClaimedOrder> marked = new ArrayList<>(claimed.size());
@@ -111,7 +124,7 @@ public class SyncRepository {
     public boolean renewLease(ClaimedOrder o, Instant leaseUntil) {
         return db.jdbc()
                         .update(
-                                db.sql("renew-lease"),
+                                db.sql(target.statement("renew-lease")),
                                 new MapSqlParameterSource("id", o.id())
                                         .addValue("claimToken", o.claimToken())
                                         .addValue("leaseUntil", Database.utc(leaseUntil)))
@@ -138,7 +151,7 @@ public class SyncRepository {
         return db.transactions().execute(status -> {
             int[] rows = db.jdbc()
                     .batchUpdate(
-                            db.sql("complete-sync"),
+                            db.sql(target.statement("complete-sync")),
                             completions.stream()
                                     .map(c -> new MapSqlParameterSource("guid", c.guid())
                                             .addValue("id", c.order().id())
@@ -156,11 +169,11 @@ public class SyncRepository {
                 if (rows[i] == 1) {
                     moved.add(new Entry(
                             c.order().orderNumber(),
-                            "sync",
+                            target.historyMachine(),
                             SyncStatus.Processing.name(),
                             SyncStatus.Completed.name(),
                             Cause.claim(c.order().claimToken(), workerId),
-                            "third-party id " + c.guid()));
+                            about(c.order()) + "third-party id " + c.guid()));
                 } else {
                     lost.add(c);
                 }
@@ -224,7 +237,7 @@ public class SyncRepository {
      * outcome (a worker that lost its claim records nothing).
      */
     public Runnable anomaly(String kind, ClaimedOrder o, String detail) {
-        return () -> anomalies.record(kind, o.orderNumber(), o.transactionId(), null, detail, now());
+        return () -> anomalies.record(kind, o.orderNumber(), o.transactionId(), null, about(o) + detail, now());
     }
 
     /**
@@ -249,10 +262,16 @@ public class SyncRepository {
             params.addValue("fingerprint", TransitionLog.truncate((String) params.getValue("fingerprint"), 64));
         }
         Boolean moved = db.transactions().execute(status -> {
-            int rows = db.jdbc().update(db.sql(statement), params);
+            int rows = db.jdbc().update(db.sql(target.statement(statement)), params);
             if (rows == 1) {
                 history.record(
-                        new Entry(o.orderNumber(), "sync", SyncStatus.Processing.name(), to.name(), cause, detail),
+                        new Entry(
+                                o.orderNumber(),
+                                target.historyMachine(),
+                                SyncStatus.Processing.name(),
+                                to.name(),
+                                cause,
+                                about(o) + detail),
                         now);
                 if (alsoIfMoved != null) {
                     alsoIfMoved.run();
@@ -264,14 +283,14 @@ public class SyncRepository {
     }
 
     /**
-     * How long ago the order's idempotency key was written, that is, how long ago the send that may have created a
+     * How long ago the order's (or adjustment's) idempotency key was written, that is, how long ago the send that may have created a
      * record started (empty without a key). The key's time is the system clock's, as Camel writes it.
      */
-    public Optional<Duration> sendKeyAge(String orderNumber) {
+    public Optional<Duration> sendKeyAge(String sendKey) {
         List<Timestamp> at = db.jdbc()
                 .query(
                         db.sql("find-send-key"),
-                        Map.of("processorName", SEND_KEY_PROCESSOR, "messageId", orderNumber),
+                        Map.of("processorName", target.sendKeyProcessor(), "messageId", sendKey),
                         (rs, n) -> rs.getTimestamp(1));
         return at.isEmpty() || at.get(0) == null
                 ? Optional.empty()
@@ -289,5 +308,50 @@ public class SyncRepository {
                         Map.of("processorName", LEGACY_SEND_PROCESSOR, "messageId", orderNumber),
                         (rs, n) -> rs.getTimestamp(1))
                 .isEmpty();
+    }
+
+    /**
+     * The claim statement's rows as claimed orders. An adjustment's row is completed with what its request needs of
+     * its order and, for a reversal, of its chargeback: both records exist (the claim takes no other adjustment) and
+     * a Completed sync never changes, so reading them after the claim reads what the claim saw.
+     */
+    public List<ClaimedOrder> fromClaimRows(List<Map<String, Object>> rows) {
+        if (!target.adjustments()) {
+            return rows.stream().map(ClaimedOrder::fromRow).toList();
+        }
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        Map<String, Map<String, Object>> orders = new java.util.HashMap<>();
+        db.jdbc()
+                .queryForList(
+                        db.sql("find-adjustment-orders"),
+                        Map.of(
+                                "orderNumbers",
+                                rows.stream()
+                                        .map(r -> r.get("order_number"))
+                                        .distinct()
+                                        .toList()))
+                .forEach(o -> orders.put((String) o.get("order_number"), o));
+        List<Object> reversed = rows.stream()
+                .map(r -> r.get("reverses"))
+                .filter(java.util.Objects::nonNull)
+                .distinct()
+                .toList();
+        Map<String, String> chargebacks = new java.util.HashMap<>();
+        if (!reversed.isEmpty()) {
+            db.jdbc()
+                    .queryForList(db.sql("find-adjustment-records"), Map.of("gatewayIds", reversed))
+                    .forEach(c -> chargebacks.put((String) c.get("gateway_id"), (String) c.get("third_party_guid")));
+        }
+        return rows.stream()
+                .map(r -> ClaimedOrder.fromAdjustmentRow(
+                        r, orders.get((String) r.get("order_number")), chargebacks.get((String) r.get("reverses"))))
+                .toList();
+    }
+
+    /** The history row's detail names the adjustment: its order's history holds all of them. */
+    private static String about(ClaimedOrder o) {
+        return o.adjustment() == null ? "" : "adjustment " + o.adjustment().gatewayId() + ": ";
     }
 }

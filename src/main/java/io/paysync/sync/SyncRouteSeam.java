@@ -18,17 +18,24 @@ public final class SyncRouteSeam {
 
     private SyncRouteSeam() {}
 
-    /** Throws {@link IllegalStateException} naming every problem, one line each. */
-    public static void check(CamelContext context) {
+    /**
+     * Throws {@link IllegalStateException} naming every problem, one line each. The adjustments' request routes are
+     * optional, together: without them adjustments are handed to an operator ({@code manual}).
+     */
+    public static void check(CamelContext context, ManualAdjustments manual) {
         List<RouteDefinition> routes =
                 context.getCamelContextExtension().getContextPlugin(Model.class).getRouteDefinitions();
         List<String> missing = new ArrayList<>();
         Stream.of(SyncRoutes.CREATE_REQUEST, SyncRoutes.LOOKUP_REQUEST)
-                .filter(request -> routes.stream()
-                        .noneMatch(r -> r.getInput() != null
-                                && Objects.equals(r.getInput().getEndpointUri(), request)))
+                .filter(request -> !hasRouteFrom(routes, request))
                 .map(request -> "routes/third-party.camel.yaml: no route from " + request)
                 .forEach(missing::add);
+        boolean adjustments = hasRouteFrom(routes, SyncTarget.ADJUSTMENTS.createRequest());
+        if (adjustments && !hasRouteFrom(routes, SyncTarget.ADJUSTMENTS.lookupRequest())) {
+            missing.add("routes/third-party.camel.yaml: a route from " + SyncTarget.ADJUSTMENTS.createRequest()
+                    + " but none from " + SyncTarget.ADJUSTMENTS.lookupRequest()
+                    + " (the lookup of an in-doubt adjustment)");
+        }
         // A route loaded later with the same id replaces the earlier one without a word: an old YAML copy of a
         // core route (an installation upgraded in place) would take the Java route's place.
         for (RouteDefinition route : routes) {
@@ -41,5 +48,12 @@ public final class SyncRouteSeam {
             throw new IllegalStateException(
                     "The sync routes lack what Paysync relies on: " + String.join("; ", missing));
         }
+        manual.sending(adjustments);
+    }
+
+    private static boolean hasRouteFrom(List<RouteDefinition> routes, String endpoint) {
+        return routes.stream()
+                .anyMatch(
+                        r -> r.getInput() != null && Objects.equals(r.getInput().getEndpointUri(), endpoint));
     }
 }

@@ -2,6 +2,8 @@ package io.paysync.sync;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.apache.camel.LoggingLevel;
 import org.apache.camel.builder.RouteBuilder;
 import org.apache.camel.model.ChoiceDefinition;
@@ -26,21 +28,25 @@ import org.apache.camel.spi.IdempotentRepository;
  */
 public final class SyncRoutes extends RouteBuilder {
 
-    /** The circuit breaker's step id: claiming pauses while it is open, and readiness reports it. */
-    public static final String BREAKER_ID = "third-party-breaker";
-    /** The request routes' endpoints, in routes/third-party.camel.yaml. */
-    public static final String CREATE_REQUEST = "direct:third-party-create-request";
+    /** The orders' circuit breaker's step id: claiming pauses while it is open, and readiness reports it. */
+    public static final String BREAKER_ID = SyncTarget.ORDERS.breakerId();
+    /** The orders' request routes' endpoints, in routes/third-party.camel.yaml. */
+    public static final String CREATE_REQUEST = SyncTarget.ORDERS.createRequest();
 
-    public static final String LOOKUP_REQUEST = "direct:third-party-lookup-request";
-    /** The routes built here, which no route of routes/ may replace. */
-    public static final Set<String> ROUTE_IDS = Set.of("paid-order-sync", "sync-one-order", "third-party-call");
+    public static final String LOOKUP_REQUEST = SyncTarget.ORDERS.lookupRequest();
+    /** The routes built here for orders and adjustments, which no route of routes/ may replace. */
+    public static final Set<String> ROUTE_IDS = Stream.concat(
+                    SyncTarget.ORDERS.routeIds().stream(), SyncTarget.ADJUSTMENTS.routeIds().stream())
+            .collect(Collectors.toUnmodifiableSet());
 
+    private final SyncTarget target;
     private final SyncSettings settings;
     private final SyncClaims claims;
     private final SyncOutcomes outcomes;
     private final ThirdPartyCall call;
     private final IdempotentRepository sendKeys;
     private final String sendPool;
+    private final ManualAdjustments manual;
 
     /** @param sendPool the registry name of the pool that sends a batch when more than one call may be in flight */
     public SyncRoutes(
@@ -50,12 +56,30 @@ public final class SyncRoutes extends RouteBuilder {
             ThirdPartyCall call,
             IdempotentRepository sendKeys,
             String sendPool) {
+        this(SyncTarget.ORDERS, settings, claims, outcomes, call, sendKeys, sendPool, null);
+    }
+
+    /**
+     * @param manual for adjustments: hands them to an operator when no adjustment request route is configured (null
+     *     for orders)
+     */
+    public SyncRoutes(
+            SyncTarget target,
+            SyncSettings settings,
+            SyncClaims claims,
+            SyncOutcomes outcomes,
+            ThirdPartyCall call,
+            IdempotentRepository sendKeys,
+            String sendPool,
+            ManualAdjustments manual) {
+        this.target = target;
         this.settings = settings;
         this.claims = claims;
         this.outcomes = outcomes;
         this.call = call;
         this.sendKeys = sendKeys;
         this.sendPool = sendPool;
+        this.manual = manual;
     }
 
     @Override
@@ -68,107 +92,126 @@ public final class SyncRoutes extends RouteBuilder {
     /**
      * The timer job. The timer thread waits until the whole batch is sent: a parallel split would otherwise let it
      * claim again while the batch is in flight, and re-claim its own expiring orders. Claim rounds follow each other
-     * while the last came back full (a backlog), so the period only paces an idle worker.
+     * while the last came back full (a backlog), so the period only paces an idle worker. The adjustments' job first
+     * hands due adjustments to an operator when no adjustment request route is configured (and then claims none).
      */
     private void claimLoop() {
+        String what = what();
         RouteDefinition route = route(
-                        "timer:paid-order-sync?period={{paysync.sync.period-ms}}"
+                        "timer:" + target.claimRoute() + "?period={{paysync.sync.period-ms}}"
                                 + "&delay={{paysync.sync.period-ms}}&synchronous=true",
-                        "paid-order-sync",
-                        "Claims Paid, unsynced orders and sends each to the third party",
-                        "every-sync-period",
+                        target.claimRoute(),
+                        target.adjustments()
+                                ? "Claims Final adjustments whose order's record exists and sends each to the third"
+                                        + " party"
+                                : "Claims Paid, unsynced orders and sends each to the third party",
+                        target.step("every-sync-period"),
                         "Every paysync.sync.period-ms, on one thread that waits for its batch")
                 .autoStartup("{{paysync.sync.enabled}}");
-        LoopDefinition loop = route.loopDoWhile(simple("${bean:syncClaims?method=claimAgain}"));
-        loop.id("claim-while-backlog")
+        if (manual != null) {
+            route.bean(manual, "markDue")
+                    .id("hand-adjustments-to-operator")
+                    .description("Without an adjustment request route: due ones become Manual");
+        }
+        LoopDefinition loop = route.loopDoWhile(simple("${bean:" + target.claimsBean() + "?method=claimAgain}"));
+        loop.id(target.step("claim-while-backlog"))
                 .description("Another claim round while the last came back full (up to "
                         + "paysync.sync.max-claims-per-tick) and the breaker is not open");
         loop.breakOnShutdown();
         // However a round ends, what it left waiting is written: until then its orders stay Processing under
         // this worker's lease, and a crash costs only a resend with the same key.
-        var round =
-                loop.doTry().id("claim-round").description("One claim round; its completions written however it ends");
+        var round = loop.doTry()
+                .id(target.step("claim-round"))
+                .description("One claim round; its completions written however it ends");
         round.bean(claims, "prepare")
-                .id("new-claim-round")
+                .id(target.step("new-claim-round"))
                 .description("Claim token, lease and batch size for the claim statement");
-        round.to("sql:classpath:sql/{{paysync.db.dialect}}/claim-paid-orders.sql?outputType=SelectList")
-                .id("claim-due-orders")
+        round.to("sql:classpath:sql/{{paysync.db.dialect}}/" + target.claimStatement() + ".sql?outputType=SelectList")
+                .id(target.step("claim-due-orders"))
                 .description("The guarded claim statement of the database's dialect");
         round.bean(claims, "claimed")
-                .id("record-claims-and-send-keys")
+                .id(target.step("record-claims-and-send-keys"))
                 .description("History rows and send keys of the batch, in one transaction");
         SplitDefinition each = round.split(body());
         if (settings.concurrency() > 1) {
             each.parallelProcessing()
                     .executorService(sendPool)
-                    .id("each-order-in-parallel")
-                    .description("Up to paysync.sync.concurrency orders of the batch at once (pool " + sendPool + ")");
+                    .id(target.step("each-order-in-parallel"))
+                    .description("Up to paysync.sync.concurrency " + what + "s of the batch at once (pool " + sendPool
+                            + ")");
         } else {
-            each.id("each-order-in-turn").description("The batch's orders one after another on the timer's thread");
+            each.id(target.step("each-order-in-turn"))
+                    .description("The batch's " + what + "s one after another on the timer's thread");
         }
-        each.to("direct:sync-one-order").id("sync-order").description("One claimed order");
+        each.to("direct:" + target.oneRoute()).id(target.step("sync-order")).description("One claimed " + what);
         each.end();
         round.doFinally()
-                .id("after-claim-round")
+                .id(target.step("after-claim-round"))
                 .description("Runs when the round ends, sent or failed")
                 .bean(outcomes, "flushRound")
-                .id("write-round-completions")
+                .id(target.step("write-round-completions"))
                 .description("The round's completions still waiting, in one transaction")
                 .end();
     }
 
     /**
-     * One claimed order (the body: a {@link SendAttempt}). The claim wrote the send key with the batch; found already
-     * there, an earlier attempt may have created the record, and the call goes on in doubt.
+     * One claimed order or adjustment (the body: a {@link SendAttempt}). The claim wrote the send key with the batch;
+     * found already there, an earlier attempt may have created the record, and the call goes on in doubt.
      */
     private void oneOrder() {
+        String what = what();
         RouteDefinition route = route(
-                "direct:sync-one-order",
-                "sync-one-order",
-                "One claimed order, sent once through the idempotent consumer of send keys",
-                "claimed-order",
+                "direct:" + target.oneRoute(),
+                target.oneRoute(),
+                "One claimed " + what + ", sent once through the idempotent consumer of send keys",
+                target.step("claimed-order"),
                 "A SendAttempt of the claimed batch");
-        FilterDefinition ours = route.filter(simple("${bean:syncClaims?method=stillOurs}"));
-        ours.id("still-our-claim")
-                .description("Skips an order another worker took over while it waited in the batch (its lease is "
-                        + "renewed first when the wait ate into it)");
+        FilterDefinition ours = route.filter(simple("${bean:" + target.claimsBean() + "?method=stillOurs}"));
+        ours.id(target.step("still-our-claim"))
+                .description("Skips " + (target.adjustments() ? "an adjustment" : "an order")
+                        + " another worker took over while it waited in the batch (its lease is renewed first when"
+                        + " the wait ate into it)");
         IdempotentConsumerDefinition sendKey = ours.idempotentConsumer(SendAttemptExpressions.SEND_KEY, sendKeys);
         sendKey.skipDuplicate(false).removeOnFailure(false).eager(true);
-        sendKey.id("send-key")
-                .description("Keyed by order number; the claim's send key already there = an earlier send may have "
-                        + "created the record (in doubt)");
-        sendKey.to("direct:third-party-call")
-                .id("call-third-party")
+        sendKey.id(target.step("send-key"))
+                .description("Keyed by " + (target.adjustments() ? "gateway id" : "order number")
+                        + "; the claim's send key already there = an earlier send may have created the record (in"
+                        + " doubt)");
+        sendKey.to("direct:" + target.callRoute())
+                .id(target.step("call-third-party"))
                 .description("Create or look up the record, and store the outcome");
     }
 
     /**
-     * The call for one order: create, or, for an in-doubt order when the third party has no idempotent create, look
-     * the record up first; then store what the answer established. A failure is redelivered at once a few times (each
-     * through the breaker again, never an in-doubt create to a third party without idempotent create), then stored
-     * with a backoff in the database, or as a dead letter once {@code paysync.sync.max-attempts} is reached. An open
-     * breaker releases the claim without using an attempt.
+     * The call for one order or adjustment: create, or, for an in-doubt one when the third party has no idempotent
+     * create, look the record up first; then store what the answer established. A failure is redelivered at once a
+     * few times (each through the breaker again, never an in-doubt create to a third party without idempotent
+     * create), then stored with a backoff in the database, or as a dead letter once {@code paysync.sync.max-attempts}
+     * is reached. An open breaker releases the claim without using an attempt.
      */
     private void thirdPartyCall() {
+        String what = what();
+        String requests = "routes/third-party.camel.yaml, ";
         RouteDefinition route = route(
-                "direct:third-party-call",
-                "third-party-call",
-                "Create or look up the order's record at the third party, through the circuit breaker, and record it",
-                "order-to-send",
+                "direct:" + target.callRoute(),
+                target.callRoute(),
+                "Create or look up the " + what
+                        + "'s record at the third party, through the circuit breaker, and record it",
+                target.step("order-to-send"),
                 "A SendAttempt that passed the send-key idempotent consumer");
         route.onException(CallNotPermittedException.class)
-                .id("third-party-breaker-open")
+                .id(target.step("third-party-breaker-open"))
                 .description("The breaker is open: nothing was sent on this try")
                 .handled(true)
                 .bean(outcomes, "breakerOpen")
-                .id("release-claim-untried")
+                .id(target.step("release-claim-untried"))
                 .description("Releases the claim without using an attempt (or backs off, if a try of it was sent)")
                 .end();
         route.onException(Exception.class)
-                .id("third-party-call-failed")
-                .description("A failed try: redelivered while syncOutcomes.mayRetryInProcess allows")
+                .id(target.step("third-party-call-failed"))
+                .description("A failed try: redelivered while " + target.outcomesBean() + ".mayRetryInProcess allows")
                 .handled(true)
-                .retryWhile(simple("${bean:syncOutcomes?method=mayRetryInProcess}"))
+                .retryWhile(simple("${bean:" + target.outcomesBean() + "?method=mayRetryInProcess}"))
                 .maximumRedeliveries("{{paysync.sync.in-process-retries}}")
                 .redeliveryDelay("{{paysync.sync.in-process-retry-delay-ms}}")
                 .useExponentialBackOff()
@@ -176,35 +219,47 @@ public final class SyncRoutes extends RouteBuilder {
                 .retryAttemptedLogLevel(LoggingLevel.DEBUG)
                 .retriesExhaustedLogLevel(LoggingLevel.DEBUG)
                 .bean(outcomes, "retryLater")
-                .id("back-off-or-dead-letter")
+                .id(target.step("back-off-or-dead-letter"))
                 .description("Next attempt time in the database, or a dead letter once the attempts are used up")
                 .end();
         route.bean(call, "decide")
-                .id("create-lookup-or-give-up")
+                .id(target.step("create-lookup-or-give-up"))
                 .description("Create; look up when in doubt without idempotent create; give up when exhausted");
         FilterDefinition callNeeded = route.filter(SendAttemptExpressions.CALL_NEEDED);
-        callNeeded.id("unless-given-up").description("Calls nothing for an order given up");
+        callNeeded
+                .id(target.step("unless-given-up"))
+                .description(
+                        "Calls nothing for " + (target.adjustments() ? "an adjustment" : "an order") + " given up");
         CircuitBreakerDefinition breaker = callNeeded.circuitBreaker();
-        breaker.id(BREAKER_ID).description("Opens when the third party keeps failing; claiming pauses meanwhile");
+        breaker.id(target.breakerId())
+                .description("Opens when the third party keeps failing; claiming pauses meanwhile");
         ChoiceDefinition createOrLookUp = breaker.choice();
-        createOrLookUp.id("create-or-look-up").description("A lookup for an in-doubt order, a create otherwise");
+        createOrLookUp
+                .id(target.step("create-or-look-up"))
+                .description("A lookup for an in-doubt " + what + ", a create otherwise");
         createOrLookUp
                 .when(SendAttemptExpressions.LOOK_UP_FIRST)
-                .id("in-doubt-look-up")
+                .id(target.step("in-doubt-look-up"))
                 .description("In doubt, and the third party has no idempotent create")
-                .enrich(LOOKUP_REQUEST, call.answers())
-                .id("look-up-record")
-                .description("routes/third-party.camel.yaml, third-party-lookup-request")
+                .enrich(target.lookupRequest(), call.answers())
+                .id(target.step("look-up-record"))
+                .description(requests + target.lookupRequest().substring("direct:".length()))
                 .otherwise()
-                .id("create")
-                .description("A new order, or an in-doubt one resent with the same Idempotency-Key")
-                .enrich(CREATE_REQUEST, call.answers())
-                .id("create-record")
-                .description("routes/third-party.camel.yaml, third-party-create-request");
+                .id(target.step("create"))
+                .description("A new " + what + ", or an in-doubt one resent with the same Idempotency-Key")
+                .enrich(target.createRequest(), call.answers())
+                .id(target.step("create-record"))
+                .description(requests + target.createRequest().substring("direct:".length()));
         breaker.bean(call, "classify")
-                .id("classify-answer")
+                .id(target.step("classify-answer"))
                 .description("Recorded, not found, refused, or a retryable failure (thrown, counted by the breaker)");
-        route.bean(outcomes, "record").id("record-outcome").description("The outcome, fenced by the claim token");
+        route.bean(outcomes, "record")
+                .id(target.step("record-outcome"))
+                .description("The outcome, fenced by the claim token");
+    }
+
+    private String what() {
+        return target.adjustments() ? "adjustment" : "order";
     }
 
     /** A route with its id and description, and its {@code from} step's, as Hawtio shows them. */

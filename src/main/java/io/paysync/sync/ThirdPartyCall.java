@@ -70,10 +70,20 @@ public class ThirdPartyCall {
      * at {@value LookupNoRecord#SETTING} (jq, {@value LookupNoRecord#DEFAULT} by default).
      */
     public static ThirdPartyCall from(Settings s, SyncSettings settings, CamelContext context) {
+        return from(s, settings, context, SyncTarget.ORDERS);
+    }
+
+    /**
+     * For adjustments, the answers' record ids are at {@code paysync.third-party.adjustment.record-id} and
+     * {@code paysync.third-party.adjustment-lookup.record-id} ({@code $.id} by default); "no record" is the orders'.
+     */
+    public static ThirdPartyCall from(Settings s, SyncSettings settings, CamelContext context, SyncTarget target) {
+        String create = target.adjustments() ? "adjustment" : "create";
+        String lookup = target.adjustments() ? "adjustment-lookup" : "lookup";
         return new ThirdPartyCall(
                 settings,
-                recordIdPath(s, "paysync.third-party.create.record-id"),
-                recordIdPath(s, "paysync.third-party.lookup.record-id"),
+                recordIdPath(s, "paysync.third-party." + create + ".record-id"),
+                recordIdPath(s, "paysync.third-party." + lookup + ".record-id"),
                 LookupNoRecord.from(s, context));
     }
 
@@ -125,9 +135,8 @@ public class ThirdPartyCall {
                     SyncFailure.EXHAUSTED));
         } else if (inDoubt && settings.idempotentCreate() && !sentByTheShopsJob.test(order.orderNumber())) {
             LOG.info(
-                    "Order {}: an earlier attempt may have created the record; resending with the same "
-                            + "Idempotency-Key",
-                    order.orderNumber());
+                    "{}: an earlier attempt may have created the record; resending with the same Idempotency-Key",
+                    order.describe());
         } else if (inDoubt && settings.lookupEnabled()) {
             attempt.action(Action.LOOKUP);
         } else if (inDoubt) {
@@ -152,6 +161,9 @@ public class ThirdPartyCall {
      */
     public static JsonNode orderDocument(SendAttempt attempt) {
         ClaimedOrder o = attempt.order();
+        if (o.adjustment() != null) {
+            return adjustmentDocument(o);
+        }
         ObjectNode d = Json.MAPPER.createObjectNode();
         d.put("orderNumber", o.orderNumber());
         d.put("transactionId", o.transactionId());
@@ -160,6 +172,29 @@ public class ThirdPartyCall {
         d.put("paid", o.paymentStatus() == PaymentStatus.Paid);
         d.put("paidAt", o.paidAt() == null ? null : o.paidAt().toString());
         d.put("paymentStatus", o.paymentStatus().name());
+        return d;
+    }
+
+    /**
+     * An adjustment as the adjustment request templates see it (routes/third-party/adjustment-request.jq):
+     * adjustmentId (the gateway's id, also the Idempotency-Key), kind (refund, chargeback, chargeback-reversed),
+     * amount (a decimal string in the currency's minor units), currency, finalAt, orderNumber, orderRecordId (the
+     * third party's id of the order's record), transactionId, and for a reversal reverses (the chargeback's gateway
+     * id) and reversesRecordId (the third party's id of the chargeback's record), null otherwise.
+     */
+    static JsonNode adjustmentDocument(ClaimedOrder o) {
+        ClaimedOrder.Adjustment a = o.adjustment();
+        ObjectNode d = Json.MAPPER.createObjectNode();
+        d.put("adjustmentId", a.gatewayId());
+        d.put("kind", a.kind());
+        d.put("amount", Money.format(o.amount(), o.currency()));
+        d.put("currency", o.currency());
+        d.put("finalAt", a.finalAt() == null ? null : a.finalAt().toString());
+        d.put("orderNumber", o.orderNumber());
+        d.put("orderRecordId", a.orderGuid());
+        d.put("transactionId", o.transactionId());
+        d.put("reverses", a.reverses());
+        d.put("reversesRecordId", a.reversesGuid());
         return d;
     }
 

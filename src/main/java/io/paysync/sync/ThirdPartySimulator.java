@@ -18,6 +18,10 @@ import org.apache.camel.Exchange;
  * an order whose number starts with {@value #REJECT_ONCE} is refused with {@code 422} on its first create and accepted
  * afterwards (dead-lettered at once, then a replay completes it); one starting with {@value #REJECT} is always refused
  * (only an operator's resolve completes it). A 422 is not retryable, so the worker dead-letters on the first refusal.
+ *
+ * <p>
+ * Adjustments are records of their own, keyed by Idempotency-Key (their gateway id), refused with 422 unless the
+ * record they refer to was made here.
  */
 public class ThirdPartySimulator {
 
@@ -58,6 +62,33 @@ public class ThirdPartySimulator {
     private static ApiReply refused(String rule) {
         return new ApiReply(
                 422, Map.of("error", "refused by the dev simulator's rule for order numbers starting " + rule));
+    }
+
+    /** {@code POST /simulator/adjustments}: 201 with a new id, or 200 with the same id for a repeated key. */
+    public ApiReply createAdjustment(Exchange exchange) {
+        String key = exchange.getMessage().getHeader("Idempotency-Key", String.class);
+        JsonNode body = Json.readObject(exchange.getMessage().getBody(byte[].class));
+        String adjustmentId = body.path("adjustmentId").asText("");
+        String refersTo = body.path("refersTo").asText("");
+        if (key == null || key.isBlank() || !key.equals(adjustmentId)) {
+            return new ApiReply(400, Map.of("error", "Idempotency-Key must be the adjustmentId"));
+        }
+        if (!idsByOrder.containsValue(refersTo)) {
+            return new ApiReply(422, Map.of("error", "refersTo names no record"));
+        }
+        boolean[] created = {false};
+        String id = idsByKey.computeIfAbsent("adjustment:" + key, k -> {
+            created[0] = true;
+            return UUID.randomUUID().toString();
+        });
+        return new ApiReply(created[0] ? 201 : 200, Map.of("id", id));
+    }
+
+    /** {@code GET /simulator/adjustments?adjustmentId=a}: 200 with the id, or 404. */
+    public ApiReply lookupAdjustment(Exchange exchange) {
+        String adjustmentId = exchange.getMessage().getHeader("adjustmentId", String.class);
+        String id = adjustmentId == null ? null : idsByKey.get("adjustment:" + adjustmentId);
+        return id == null ? new ApiReply(404, Map.of("error", "no record")) : ApiReply.ok(Map.of("id", id));
     }
 
     /** {@code GET /simulator/records?orderNumber=n}: 200 with the id, or 404. */

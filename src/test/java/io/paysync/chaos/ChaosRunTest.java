@@ -697,6 +697,9 @@ class ChaosRunTest {
 
         @Override
         public void received(ThirdPartyStub.Request request) {
+            if (request.adjustmentId() != null) {
+                return;
+            }
             int worker = workerByStubPort.getOrDefault(request.port(), -1);
             history.add(new History.Request(
                     request.orderNumber(),
@@ -715,6 +718,9 @@ class ChaosRunTest {
         @Override
         public void answered(ThirdPartyStub.Answer answer) {
             ThirdPartyStub.Request request = answer.request();
+            if (request.adjustmentId() != null) {
+                return;
+            }
             history.add(new History.Answer(
                     request.orderNumber(),
                     request.method(),

@@ -27,7 +27,11 @@ import java.util.regex.Pattern;
 
 /**
  * A real HTTP server standing in for the third party (docs/third-party.md): idempotent create keyed by Idempotency-Key,
- * lookup by order number, a log of every request, and faults injected per request from a script.
+ * lookup by order number, a log of every request, and faults injected per request from a script. Adjustments
+ * ({@code /adjustments}) are records of their own, keyed and looked up by their gateway id, and refused with 422 when
+ * the record they refer to (the order's, or a reversal's chargeback's) does not exist: counted in
+ * {@link #adjustmentsBeforeTheirRecord()}, which Paysync must keep at zero. Scripts, requests and record counts take
+ * an adjustment's gateway id where they take an order number.
  */
 public final class ThirdPartyStub implements AutoCloseable {
 
@@ -89,7 +93,15 @@ public final class ThirdPartyStub implements AutoCloseable {
             long atNanos,
             int port,
             String target,
-            Map<String, List<String>> headers) {}
+            Map<String, List<String>> headers,
+            String adjustmentId,
+            String refersTo) {
+
+        /** The order number, or for an adjustment its gateway id: what scripts and counts are keyed by. */
+        public String subject() {
+            return adjustmentId != null ? adjustmentId : orderNumber;
+        }
+    }
 
     /** What the stub did with a request: the status it answered (0: none), the record's id and whether it is new. */
     public record Answer(Request request, Fault fault, int status, String recordId, boolean created) {}
@@ -105,10 +117,15 @@ public final class ThirdPartyStub implements AutoCloseable {
     }
 
     private static final Pattern ORDER_NUMBER = Pattern.compile("\"orderNumber\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern ADJUSTMENT_ID = Pattern.compile("\"adjustmentId\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern REFERS_TO = Pattern.compile("\"refersTo\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern REVERSES = Pattern.compile("\"reverses\"\\s*:\\s*\"([^\"]*)\"");
 
     private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
     private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> createdPerOrder = new ConcurrentHashMap<>();
+    private final Map<String, String> recordSubjects = new ConcurrentHashMap<>();
+    private final AtomicInteger adjustmentsBeforeTheirRecord = new AtomicInteger();
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final Map<String, Deque<Step>> scriptPerOrder = new ConcurrentHashMap<>();
     private volatile Step always;
@@ -134,6 +151,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private void listen() throws IOException {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 200);
         server.createContext("/records", this::handle);
+        server.createContext("/adjustments", this::handle);
         server.setExecutor(Executors.newCachedThreadPool());
         server.start();
     }
@@ -156,6 +174,7 @@ public final class ThirdPartyStub implements AutoCloseable {
         int extra = PaysyncInstance.freePort();
         HttpServer s = HttpServer.create(new InetSocketAddress("127.0.0.1", extra), 200);
         s.createContext("/records", this::handle);
+        s.createContext("/adjustments", this::handle);
         s.setExecutor(Executors.newCachedThreadPool());
         s.start();
         extraServers.add(s);
@@ -226,9 +245,23 @@ public final class ThirdPartyStub implements AutoCloseable {
     }
 
     public long requestsFor(String orderNumber) {
-        return requests.stream()
-                .filter(r -> orderNumber.equals(r.orderNumber()))
-                .count();
+        return requests.stream().filter(r -> orderNumber.equals(r.subject())).count();
+    }
+
+    /** A record made before the test (an order completed by an operator's hand), that adjustments may refer to. */
+    public void seedRecord(String orderNumber, String recordId) {
+        idsByOrder.put(orderNumber, recordId);
+        recordSubjects.put(recordId, orderNumber);
+    }
+
+    /** Adjustment creates refused because the record they refer to did not exist yet. */
+    public int adjustmentsBeforeTheirRecord() {
+        return adjustmentsBeforeTheirRecord.get();
+    }
+
+    /** The order number or adjustment id whose record has this id, or null. */
+    public String subjectOfRecord(String recordId) {
+        return recordSubjects.get(recordId);
     }
 
     /** How many records were really created for the order (at most one if Paysync is right). */
@@ -254,15 +287,26 @@ public final class ThirdPartyStub implements AutoCloseable {
             String body = new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
             String method = ex.getRequestMethod();
             String key = ex.getRequestHeaders().getFirst("Idempotency-Key");
-            String orderNumber;
-            if ("GET".equals(method)) {
-                String q = ex.getRequestURI().getRawQuery();
+            boolean adjustment = ex.getRequestURI().getPath().endsWith("/adjustments");
+            String orderNumber = null;
+            String adjustmentId = null;
+            String refersTo = null;
+            String reverses = null;
+            String q = ex.getRequestURI().getRawQuery();
+            if ("GET".equals(method) && adjustment) {
+                adjustmentId = q != null && q.startsWith("adjustmentId=")
+                        ? URLDecoder.decode(q.substring(13), StandardCharsets.UTF_8)
+                        : null;
+            } else if ("GET".equals(method)) {
                 orderNumber = q != null && q.startsWith("orderNumber=")
                         ? URLDecoder.decode(q.substring(12), StandardCharsets.UTF_8)
                         : null;
+            } else if (adjustment) {
+                adjustmentId = find(ADJUSTMENT_ID, body);
+                refersTo = find(REFERS_TO, body);
+                reverses = find(REVERSES, body);
             } else {
-                Matcher m = ORDER_NUMBER.matcher(body);
-                orderNumber = m.find() ? m.group(1) : null;
+                orderNumber = find(ORDER_NUMBER, body);
             }
             Map<String, List<String>> headers = new TreeMap<>();
             ex.getRequestHeaders()
@@ -275,11 +319,14 @@ public final class ThirdPartyStub implements AutoCloseable {
                     System.nanoTime(),
                     ex.getLocalAddress().getPort(),
                     ex.getRequestURI().toString(),
-                    headers);
+                    headers,
+                    adjustmentId,
+                    refersTo);
             requests.add(request);
             observer.received(request);
+            String subject = request.subject();
             if ("GET".equals(method)) {
-                String id = orderNumber == null ? null : idsByOrder.get(orderNumber);
+                String id = subject == null ? null : idsByOrder.get(subject);
                 if (listLookup) {
                     answer(
                             ex,
@@ -303,18 +350,35 @@ public final class ThirdPartyStub implements AutoCloseable {
                         false);
                 return;
             }
-            if (key == null || orderNumber == null || !key.equals(orderNumber)) {
+            if (key == null || subject == null || !key.equals(subject)) {
                 answer(
                         ex,
                         request,
                         Fault.STATUS,
                         400,
-                        "{\"error\":\"Idempotency-Key must be the order number\"}",
+                        "{\"error\":\"Idempotency-Key must be the order number (an adjustment's: its id)\"}",
                         null,
                         null,
                         false);
                 return;
             }
+            if (adjustment
+                    && (refersTo == null
+                            || recordSubjects.get(refersTo) == null
+                            || (reverses != null && recordSubjects.get(reverses) == null))) {
+                adjustmentsBeforeTheirRecord.incrementAndGet();
+                answer(
+                        ex,
+                        request,
+                        Fault.STATUS,
+                        422,
+                        "{\"error\":\"refersTo (or reverses) names no record\"}",
+                        null,
+                        null,
+                        false);
+                return;
+            }
+            orderNumber = subject;
             Step step = always;
             if (step == null) {
                 Deque<Step> script = scriptPerOrder.get(orderNumber);
@@ -418,6 +482,11 @@ public final class ThirdPartyStub implements AutoCloseable {
 
     private record Created(String id, boolean created) {}
 
+    private static String find(Pattern pattern, String body) {
+        Matcher m = pattern.matcher(body);
+        return m.find() ? m.group(1) : null;
+    }
+
     private Created create(String key, String orderNumber) {
         if (!idempotent) {
             String id = UUID.randomUUID().toString();
@@ -425,6 +494,7 @@ public final class ThirdPartyStub implements AutoCloseable {
                     .computeIfAbsent(orderNumber, o -> new AtomicInteger())
                     .incrementAndGet();
             idsByOrder.putIfAbsent(orderNumber, id);
+            recordSubjects.put(id, orderNumber);
             return new Created(id, true);
         }
         boolean[] created = {false};
@@ -436,6 +506,7 @@ public final class ThirdPartyStub implements AutoCloseable {
             return UUID.randomUUID().toString();
         });
         idsByOrder.putIfAbsent(orderNumber, id);
+        recordSubjects.put(id, orderNumber);
         return new Created(id, created[0]);
     }
 

@@ -1,0 +1,439 @@
+package io.paysync.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestDatabase;
+import io.paysync.support.ThirdPartyStub;
+import io.paysync.support.ThirdPartyStub.Fault;
+import io.paysync.support.ThirdPartyStub.Request;
+import io.paysync.support.ThirdPartyStub.Step;
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The adjustments' sync (docs/contract.md, "Adjustments", A1 and A2) against a real HTTP server standing in for the
+ * third party, one subclass per database: a refund, chargeback or reversal is sent once, with its gateway id as the
+ * Idempotency-Key, only when Final and only after its order's record (and a reversal's chargeback's) exists; failures
+ * back off, resend in doubt with the same key, dead-letter; a takeover is fenced; without an adjustment request route
+ * every one goes to Manual. The stub refuses an adjustment whose referred record does not exist, and counts it.
+ */
+public abstract class AdjustmentSyncSuite {
+
+    protected TestDatabase database;
+    protected ThirdPartyStub stub;
+    private final List<PaysyncInstance> instances = new ArrayList<>();
+
+    @TempDir
+    Path routes;
+
+    protected abstract TestDatabase createDatabase() throws Exception;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = createDatabase();
+        stub = ThirdPartyStub.start();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (PaysyncInstance i : instances) {
+            i.close();
+        }
+        stub.close();
+        database.close();
+        assertThat(stub.adjustmentsBeforeTheirRecord())
+                .as("adjustments sent before the record they refer to existed")
+                .isZero();
+    }
+
+    private PaysyncInstance worker(Map<String, String> extra) throws Exception {
+        Map<String, String> props = new HashMap<>();
+        props.put("paysync.sync.enabled", "true");
+        props.put("paysync.third-party.url", stub.url());
+        props.put("paysync.sync.period-ms", "50");
+        props.put("paysync.sync.lease-seconds", "5");
+        props.put("paysync.sync.max-attempts", "4");
+        props.put("paysync.sync.backoff-base-ms", "50");
+        props.put("paysync.sync.backoff-max-ms", "200");
+        props.put("paysync.sync.in-process-retries", "0");
+        props.put("paysync.third-party.connect-timeout-ms", "500");
+        props.put("paysync.third-party.response-timeout-ms", "1000");
+        props.put("camel.resilience4j.minimumNumberOfCalls", "1000");
+        props.put("camel.resilience4j.slidingWindowSize", "1000");
+        props.put("paysync.sync.worker-id", "worker-" + (instances.size() + 1));
+        props.putAll(extra);
+        PaysyncInstance instance = PaysyncInstance.start(database, props);
+        instances.add(instance);
+        return instance;
+    }
+
+    private PaysyncInstance worker() throws Exception {
+        return worker(Map.of());
+    }
+
+    // ----- Sent once, in order -----
+
+    @Test
+    void should_hold_a_refund_until_its_order_has_a_record_then_send_it_once_with_its_gateway_id_and_the_guid()
+            throws Exception {
+        // The third party is down: the order cannot get its record, and the refund must not go before it.
+        stub.always(Step.status(503));
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        assertThat(app.callback(refund("A-1", "re_1", "4.00")).outcome()).isEqualTo("recorded");
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(stub.requestsFor("A-1")).isGreaterThanOrEqualTo(2));
+        assertThat(adjustment(app, "re_1", "sync_status")).isEqualTo("Pending");
+        assertThat(stub.requestsFor("re_1"))
+                .as("nothing sent for the refund before its order's record")
+                .isZero();
+
+        stub.always(null);
+        awaitAdjustment(app, "re_1", "Completed");
+
+        String orderRecord = stub.idFor("A-1");
+        List<Request> sent = adjustmentRequests("re_1");
+        assertThat(sent).hasSize(1);
+        Request request = sent.get(0);
+        assertThat(request.method()).isEqualTo("POST");
+        assertThat(request.target()).isEqualTo("/adjustments");
+        assertThat(request.idempotencyKey()).isEqualTo("re_1");
+        JsonNode body = PaysyncInstance.JSON.readTree(request.body());
+        assertThat(body.get("adjustmentId").asText()).isEqualTo("re_1");
+        assertThat(body.get("kind").asText()).isEqualTo("refund");
+        assertThat(body.get("amount").asText()).isEqualTo("4.00");
+        assertThat(body.get("currency").asText()).isEqualTo("EUR");
+        assertThat(body.get("orderNumber").asText()).isEqualTo("A-1");
+        assertThat(body.get("refersTo").asText()).isEqualTo(orderRecord);
+        assertThat(body.has("reverses")).isFalse();
+        assertThat(request.atNanos()).isGreaterThan(lastCreateOf("A-1").atNanos());
+        assertThat(adjustment(app, "re_1", "third_party_guid")).isEqualTo(stub.idFor("re_1"));
+        assertThat(stub.recordsFor("re_1")).isEqualTo(1);
+        // Its sync is in its order's history, under its own machine.
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND machine = "
+                        + "'adjustment-sync' AND to_status = 'Completed' AND detail LIKE '%re_1%'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND machine = "
+                        + "'adjustment-sync' AND from_status = 'Pending' AND to_status = 'Processing'"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void should_send_a_pending_refund_only_once_it_succeeded_and_a_failed_one_never() throws Exception {
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        awaitOrder(app, "A-1", "Completed");
+        app.callback(refund("pending", "A-1", "re_1", "3.00"));
+        app.callback(refund("pending", "A-1", "re_2", "2.00"));
+        app.callback(refund("succeeded", "A-1", "re_3", "1.00"));
+        awaitAdjustment(app, "re_3", "Completed");
+        // Several claim periods later, the Pending ones are still unsent.
+        Thread.sleep(300);
+        assertThat(stub.requestsFor("re_1")).isZero();
+        assertThat(stub.requestsFor("re_2")).isZero();
+
+        app.callback(refund("failed", "A-1", "re_2", "2.00"));
+        app.callback(refund("succeeded", "A-1", "re_1", "3.00"));
+        awaitAdjustment(app, "re_1", "Completed");
+        Thread.sleep(300);
+        assertThat(stub.requestsFor("re_2")).isZero();
+        assertThat(adjustment(app, "re_2", "sync_status")).isEqualTo("Pending");
+        assertThat(adjustment(app, "re_2", "status")).isEqualTo("Void");
+    }
+
+    @Test
+    void should_send_a_reversal_after_its_chargeback_with_both_records_ids() throws Exception {
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        awaitOrder(app, "A-1", "Completed");
+        // The chargeback's record is slow to come: its reversal must wait for it.
+        stub.script("dp_1", Step.status(503), Step.status(503), Step.status(503));
+        app.callback(chargeback("A-1", "dp_1", "10.00"));
+        app.callback(reversal("A-1", "dp_1:won", "dp_1", "10.00"));
+
+        awaitAdjustment(app, "dp_1:won", "Completed");
+
+        assertThat(adjustment(app, "dp_1", "sync_status")).isEqualTo("Completed");
+        Request chargeback = adjustmentRequests("dp_1").stream()
+                .filter(r -> r.target().equals("/adjustments"))
+                .reduce((a, b) -> b)
+                .orElseThrow();
+        List<Request> reversal = adjustmentRequests("dp_1:won");
+        assertThat(reversal).hasSize(1);
+        assertThat(reversal.get(0).atNanos()).isGreaterThan(chargeback.atNanos());
+        JsonNode body = PaysyncInstance.JSON.readTree(reversal.get(0).body());
+        assertThat(body.get("kind").asText()).isEqualTo("chargeback-reversed");
+        assertThat(body.get("refersTo").asText()).isEqualTo(stub.idFor("A-1"));
+        assertThat(body.get("reverses").asText()).isEqualTo(stub.idFor("dp_1"));
+    }
+
+    @Test
+    void should_resend_an_in_doubt_adjustment_with_the_same_key_and_make_one_record() throws Exception {
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        awaitOrder(app, "A-1", "Completed");
+        // Created, then the answer is lost; then a 500 after which the worker cannot know either.
+        stub.script("re_1", Step.of(Fault.CREATE_THEN_DROP), Step.status(500));
+        app.callback(refund("A-1", "re_1", "4.00"));
+
+        awaitAdjustment(app, "re_1", "Completed");
+
+        List<Request> sent = adjustmentRequests("re_1");
+        assertThat(sent).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(sent).allSatisfy(r -> assertThat(r.idempotencyKey()).isEqualTo("re_1"));
+        assertThat(stub.recordsFor("re_1")).isEqualTo(1);
+        assertThat(adjustment(app, "re_1", "third_party_guid")).isEqualTo(stub.idFor("re_1"));
+        assertThat(Integer.parseInt(adjustment(app, "re_1", "sync_attempts"))).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void should_look_an_in_doubt_adjustment_up_when_the_third_party_has_no_idempotent_create() throws Exception {
+        PaysyncInstance app = worker(Map.of(
+                "paysync.third-party.idempotent-create", "false",
+                "paysync.third-party.lookup-enabled", "true",
+                "paysync.third-party.lookup-settle-ms", "1000"));
+        paidOrder(app, "A-1");
+        awaitOrder(app, "A-1", "Completed");
+        stub.script("re_1", Step.of(Fault.CREATE_THEN_DROP));
+        app.callback(refund("A-1", "re_1", "4.00"));
+
+        awaitAdjustment(app, "re_1", "Completed");
+
+        List<Request> sent = adjustmentRequests("re_1");
+        assertThat(sent).extracting(Request::method).containsExactly("POST", "GET");
+        assertThat(sent.get(1).target()).isEqualTo("/adjustments?adjustmentId=re_1");
+        assertThat(stub.recordsFor("re_1")).isEqualTo(1);
+        assertThat(adjustment(app, "re_1", "third_party_guid")).isEqualTo(stub.idFor("re_1"));
+    }
+
+    @Test
+    void should_dead_letter_an_adjustment_the_third_party_refuses_and_keep_its_order_completed() throws Exception {
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        awaitOrder(app, "A-1", "Completed");
+        stub.script("re_1", Step.status(422));
+        app.callback(refund("A-1", "re_1", "4.00"));
+
+        awaitAdjustment(app, "re_1", "Failed");
+
+        assertThat(adjustment(app, "re_1", "sync_failure_fingerprint")).isEqualTo("http-422");
+        assertThat(adjustment(app, "re_1", "last_sync_error")).contains("422");
+        assertThat(adjustment(app, "re_1", "dead_lettered_at")).isNotNull();
+        assertThat(app.column("A-1", "sync_status")).isEqualTo("Completed");
+        assertThat(stub.requestsFor("re_1")).isEqualTo(1);
+    }
+
+    @Test
+    void should_back_off_then_dead_letter_after_the_attempts_with_the_last_failure() throws Exception {
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        awaitOrder(app, "A-1", "Completed");
+        stub.script("re_1", Step.status(429), Step.status(429), Step.status(429), Step.status(429));
+        app.callback(refund("A-1", "re_1", "4.00"));
+
+        awaitAdjustment(app, "re_1", "Failed");
+
+        assertThat(stub.requestsFor("re_1")).isEqualTo(4);
+        assertThat(adjustment(app, "re_1", "sync_failure_fingerprint")).isEqualTo("http-429");
+        assertThat(adjustment(app, "re_1", "last_sync_error")).contains("gave up after 4 attempts");
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment-sync' "
+                        + "AND from_status = 'Processing' AND to_status = 'Pending'"))
+                .isEqualTo(3);
+    }
+
+    @Test
+    void should_fence_a_worker_whose_claim_on_an_adjustment_was_taken_over() throws Exception {
+        PaysyncInstance app = worker(Map.of("paysync.sync.enabled", "false"));
+        paidOrder(app, "A-1");
+        app.execute("UPDATE orders SET sync_status = 'Completed', third_party_guid = 'rec-A-1' "
+                + "WHERE order_number = 'A-1'");
+        app.callback(refund("A-1", "re_1", "4.00"));
+        long id = app.count("SELECT id FROM adjustments WHERE gateway_id = 're_1'");
+        // A zombie claimed it long ago; its lease has expired.
+        app.execute("UPDATE adjustments SET sync_status = 'Processing', claim_token = 'zombie-token', "
+                + "sync_attempts = 1, lease_until = created_at WHERE gateway_id = 're_1'");
+        stub.seedRecord("A-1", "rec-A-1");
+        PaysyncInstance live = worker();
+        awaitAdjustment(live, "re_1", "Completed");
+        String liveGuid = adjustment(live, "re_1", "third_party_guid");
+
+        SyncRepository zombie = app.bean("adjustmentSyncRepository", SyncRepository.class);
+        ClaimedOrder claim = new ClaimedOrder(
+                        id,
+                        "A-1",
+                        new BigDecimal("4.00"),
+                        "EUR",
+                        io.paysync.order.PaymentStatus.Paid,
+                        "gw_A-1",
+                        null,
+                        "zombie-token",
+                        1,
+                        null)
+                .withAdjustment(new ClaimedOrder.Adjustment("re_1", "refund", null, null, "rec-A-1", null));
+        assertThat(zombie.complete(claim, "zombie-guid", "zombie")).isFalse();
+        assertThat(zombie.deadLetter(claim, "late", "timeout", "zombie", null)).isFalse();
+
+        assertThat(adjustment(live, "re_1", "third_party_guid")).isEqualTo(liveGuid);
+        assertThat(live.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment-sync' "
+                        + "AND detail LIKE '%taking over claim zombie-token%'"))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void should_send_each_of_many_adjustments_exactly_once_with_two_workers_racing() throws Exception {
+        PaysyncInstance one = worker(Map.of("paysync.sync.batch-size", "5"));
+        PaysyncInstance two = worker(Map.of("paysync.sync.batch-size", "5"));
+        for (int i = 0; i < 10; i++) {
+            paidOrder(one, "M-" + i);
+        }
+        for (int i = 0; i < 10; i++) {
+            for (int r = 0; r < 3; r++) {
+                assertThat((i % 2 == 0 ? one : two)
+                                .callback(refund("M-" + i, "re_" + i + "_" + r, "1.00"))
+                                .outcome())
+                        .isEqualTo("recorded");
+            }
+        }
+        await().atMost(Duration.ofSeconds(30))
+                .untilAsserted(
+                        () -> assertThat(one.count("SELECT COUNT(*) FROM adjustments WHERE sync_status = 'Completed'"))
+                                .isEqualTo(30));
+        for (int i = 0; i < 10; i++) {
+            for (int r = 0; r < 3; r++) {
+                assertThat(stub.recordsFor("re_" + i + "_" + r)).isEqualTo(1);
+            }
+        }
+    }
+
+    // ----- A third party that takes no adjustments -----
+
+    @Test
+    void should_hand_adjustments_to_an_operator_when_no_adjustment_route_is_configured() throws Exception {
+        copyRoutesWithoutAdjustmentRequests();
+        PaysyncInstance app =
+                worker(Map.of("camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml"));
+        paidOrder(app, "A-1");
+        app.callback(refund("A-1", "re_1", "4.00"));
+        app.callback(refund("pending", "A-1", "re_2", "1.00"));
+
+        awaitAdjustment(app, "re_1", "Manual");
+
+        assertThat(stub.requestsFor("re_1")).isZero();
+        assertThat(app.column("A-1", "sync_status")).isEqualTo("Completed");
+        // Handed over only once its order's record exists; a Pending one never.
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment-sync' "
+                        + "AND to_status = 'Manual' AND detail LIKE '%re_1%'"))
+                .isEqualTo(1);
+        Thread.sleep(200);
+        assertThat(adjustment(app, "re_2", "sync_status")).isEqualTo("Pending");
+    }
+
+    @Test
+    void should_refuse_to_start_with_an_adjustment_route_but_no_adjustment_lookup_route() throws Exception {
+        copyRoutes(yaml ->
+                yaml.replace("uri: direct:third-party-adjustment-lookup-request", "uri: direct:my-adjustment-lookup"));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> worker(Map.of(
+                                "camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml"))
+                        .close())
+                .hasStackTraceContaining("none from direct:third-party-adjustment-lookup-request");
+    }
+
+    // ----- Helpers -----
+
+    private void copyRoutesWithoutAdjustmentRequests() throws IOException {
+        copyRoutes(yaml -> yaml.substring(0, yaml.indexOf("- route:\n    id: third-party-adjustment-request")));
+    }
+
+    private void copyRoutes(java.util.function.UnaryOperator<String> thirdParty) throws IOException {
+        try (Stream<Path> files = Files.list(Path.of("routes"))) {
+            for (Path f :
+                    files.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
+                String yaml = Files.readString(f);
+                Files.writeString(
+                        routes.resolve(f.getFileName()),
+                        f.getFileName().toString().equals("third-party.camel.yaml") ? thirdParty.apply(yaml) : yaml);
+            }
+        }
+    }
+
+    private void paidOrder(PaysyncInstance app, String orderNumber) throws Exception {
+        assertThat(app.createOrder(orderNumber, "10.00", "EUR").status()).isEqualTo(201);
+        assertThat(app.callback(orderNumber, "gw_" + orderNumber, "10.00", "EUR", "succeeded")
+                        .outcome())
+                .isEqualTo("paid");
+    }
+
+    private List<Request> adjustmentRequests(String gatewayId) {
+        return stub.requests().stream()
+                .filter(r -> gatewayId.equals(r.adjustmentId()))
+                .toList();
+    }
+
+    private Request lastCreateOf(String orderNumber) {
+        return stub.requests().stream()
+                .filter(r -> orderNumber.equals(r.orderNumber()) && r.method().equals("POST"))
+                .reduce((a, b) -> b)
+                .orElseThrow();
+    }
+
+    private static String adjustment(PaysyncInstance app, String gatewayId, String column) throws Exception {
+        try (var c = app.database().connect();
+                var s = c.prepareStatement("SELECT " + column + " FROM adjustments WHERE gateway_id = ?")) {
+            s.setString(1, gatewayId);
+            try (var rs = s.executeQuery()) {
+                return rs.next()
+                        ? (rs.getString(1) == null ? null : rs.getString(1).trim())
+                        : null;
+            }
+        }
+    }
+
+    private static void awaitAdjustment(PaysyncInstance app, String gatewayId, String syncStatus) {
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() ->
+                        assertThat(adjustment(app, gatewayId, "sync_status")).isEqualTo(syncStatus));
+    }
+
+    private static void awaitOrder(PaysyncInstance app, String orderNumber, String syncStatus) {
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(
+                        () -> assertThat(app.column(orderNumber, "sync_status")).isEqualTo(syncStatus));
+    }
+
+    static String refund(String orderNumber, String refundId, String amount) {
+        return refund("succeeded", orderNumber, refundId, amount);
+    }
+
+    static String refund(String state, String orderNumber, String refundId, String amount) {
+        return "{\"type\":\"refund." + state + "\",\"orderNumber\":\"" + orderNumber + "\",\"refundId\":\"" + refundId
+                + "\",\"amount\":\"" + amount + "\",\"currency\":\"EUR\"}";
+    }
+
+    static String chargeback(String orderNumber, String chargebackId, String amount) {
+        return "{\"type\":\"chargeback.created\",\"orderNumber\":\"" + orderNumber + "\",\"chargebackId\":\""
+                + chargebackId + "\",\"amount\":\"" + amount + "\",\"currency\":\"EUR\"}";
+    }
+
+    static String reversal(String orderNumber, String reversalId, String chargebackId, String amount) {
+        return "{\"type\":\"chargeback.reversed\",\"orderNumber\":\"" + orderNumber + "\",\"reversalId\":\""
+                + reversalId + "\",\"chargebackId\":\"" + chargebackId + "\",\"amount\":\"" + amount
+                + "\",\"currency\":\"EUR\"}";
+    }
+}
