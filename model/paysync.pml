@@ -131,7 +131,7 @@ byte faults = CALLFAULTS;
 #endif
 
 /* complete-sync.sql: WHERE id = :id AND claim_token = :claimToken AND sync_status = 'Processing'
- * (the adjustments' completion, to be built, is the same on their table). */
+ * (the adjustments' completion is the same on their table: adjustment-complete-sync.sql). */
 #if defined(MUTANT_NO_FENCE)
 #define COMPLETE_FENCE(o) (sync[o] == S_PROCESSING)          /* mutant: claim_token test dropped */
 #elif defined(MUTANT_ADJ_NO_FENCE)
@@ -519,7 +519,7 @@ end:
 #if NA > 0
 #ifdef NO_ADJ_ROUTE
   :: atomic {
-       /* no adjustment request route: every ready adjustment goes to Manual (to be built) */
+       /* no adjustment request route: every ready adjustment goes to Manual (mark-adjustments-manual.sql) */
        ANY_ADJ_DUE ->
        for (o : N .. R - 1) {
          if
@@ -534,7 +534,7 @@ end:
      }
 #else
   :: atomic {
-       /* the adjustments' claim (to be built): Final adjustments of orders whose sync is Completed */
+       /* the adjustments' claim (claim-adjustments.sql): Final adjustments of orders whose sync is Completed */
        ANY_ADJ_DUE ->
        for (o : N .. R - 1) {
          if
