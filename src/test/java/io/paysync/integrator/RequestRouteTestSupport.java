@@ -34,11 +34,33 @@ abstract class RequestRouteTestSupport {
         }
     }
 
+    /** The adjustment request route's HTTP call goes to the same mock. */
+    static class AdjustmentCreate extends AdviceWithRouteBuilder {
+        @Override
+        public void configure() {
+            weaveById("adjustment-request-send").replace().to("mock:third-party");
+        }
+    }
+
+    /** The adjustment lookup route's HTTP call goes to the same mock. */
+    static class AdjustmentLookup extends AdviceWithRouteBuilder {
+        @Override
+        public void configure() {
+            weaveById("adjustment-lookup-request-send").replace().to("mock:third-party");
+        }
+    }
+
     @Produce("direct:third-party-create-request")
     ProducerTemplate create;
 
     @Produce("direct:third-party-lookup-request")
     ProducerTemplate lookup;
+
+    @Produce("direct:third-party-adjustment-request")
+    ProducerTemplate adjustment;
+
+    @Produce("direct:third-party-adjustment-lookup-request")
+    ProducerTemplate adjustmentLookup;
 
     @EndpointInject("mock:third-party")
     MockEndpoint thirdParty;

@@ -32,7 +32,13 @@ import org.junit.jupiter.api.Test;
         },
         advices = {
             @AdviceRouteMapping(route = "third-party-create-request", advice = RequestRouteTestSupport.Create.class),
-            @AdviceRouteMapping(route = "third-party-lookup-request", advice = RequestRouteTestSupport.Lookup.class)
+            @AdviceRouteMapping(route = "third-party-lookup-request", advice = RequestRouteTestSupport.Lookup.class),
+            @AdviceRouteMapping(
+                    route = "third-party-adjustment-request",
+                    advice = RequestRouteTestSupport.AdjustmentCreate.class),
+            @AdviceRouteMapping(
+                    route = "third-party-adjustment-lookup-request",
+                    advice = RequestRouteTestSupport.AdjustmentLookup.class)
         })
 class ThirdPartyRequestRouteTest extends RequestRouteTestSupport {
 
@@ -66,6 +72,48 @@ class ThirdPartyRequestRouteTest extends RequestRouteTestSupport {
         assertThat(request.getHeader("CamelHttpMethod")).isEqualTo("GET");
         assertThat(request.getHeader("CamelHttpPath")).isEqualTo("/records");
         assertThat(request.getHeader("CamelHttpQuery")).isEqualTo("orderNumber=A-1001%2F2");
+        assertThat(request.getBody()).isNull();
+    }
+
+    @Test
+    void should_post_a_refund_to_adjustments_with_its_gateway_id_as_key_referring_to_the_order_record()
+            throws Exception {
+        adjustment.sendBody(
+                ThirdPartyRequests.adjustment("re_1", "refund", "5.00", "EUR", "A-1001", "rec-A-1001", null, null));
+
+        Message request = sent();
+        assertThat(request.getHeader("CamelHttpMethod")).isEqualTo("POST");
+        assertThat(request.getHeader("CamelHttpPath")).isEqualTo("/adjustments");
+        assertThat(request.getHeader("Idempotency-Key")).isEqualTo("re_1");
+        assertThat(request.getHeaders().keySet())
+                .containsExactlyInAnyOrder("CamelHttpMethod", "CamelHttpPath", "Idempotency-Key", "Content-Type");
+        assertThat(json(request)).isEqualTo(json("""
+                        {"adjustmentId": "re_1", "kind": "refund", "amount": "5.00", "currency": "EUR",
+                         "orderNumber": "A-1001", "refersTo": "rec-A-1001"}
+                        """));
+    }
+
+    @Test
+    void should_post_a_reversal_naming_the_chargeback_record_it_reverses() throws Exception {
+        adjustment.sendBody(ThirdPartyRequests.adjustment(
+                "dp_1:won", "chargeback-reversed", "1000", "JPY", "A-1001", "rec-A-1001", "dp_1", "rec-dp_1"));
+
+        assertThat(json(sent())).isEqualTo(json("""
+                        {"adjustmentId": "dp_1:won", "kind": "chargeback-reversed", "amount": "1000",
+                         "currency": "JPY", "orderNumber": "A-1001", "refersTo": "rec-A-1001",
+                         "reverses": "rec-dp_1"}
+                        """));
+    }
+
+    @Test
+    void should_look_an_adjustment_up_by_its_gateway_id_without_a_body() throws Exception {
+        adjustmentLookup.sendBody(ThirdPartyRequests.adjustment(
+                "dp_1:won", "chargeback-reversed", "5.00", "EUR", "A-1001", "rec-A-1001", "dp_1", "rec-dp_1"));
+
+        Message request = sent();
+        assertThat(request.getHeader("CamelHttpMethod")).isEqualTo("GET");
+        assertThat(request.getHeader("CamelHttpPath")).isEqualTo("/adjustments");
+        assertThat(request.getHeader("CamelHttpQuery")).isEqualTo("adjustmentId=dp_1%3Awon");
         assertThat(request.getBody()).isNull();
     }
 

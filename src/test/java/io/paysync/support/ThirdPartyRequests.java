@@ -42,6 +42,40 @@ public class ThirdPartyRequests implements CamelConfiguration {
         return order(orderNumber, amount, currency, null, status, null);
     }
 
+    /**
+     * A Final adjustment as the adjustment request routes receive it: a refund or chargeback ({@code reverses} null),
+     * or a reversal naming its chargeback and that chargeback's record id.
+     */
+    public static JsonNode adjustment(
+            String gatewayId,
+            String kind,
+            String amount,
+            String currency,
+            String orderNumber,
+            String orderRecordId,
+            String reverses,
+            String reversesRecordId) {
+        ClaimedOrder claimed = new ClaimedOrder(
+                        1,
+                        orderNumber,
+                        new BigDecimal(amount),
+                        currency,
+                        PaymentStatus.Paid,
+                        "gw_" + orderNumber,
+                        Instant.parse("2026-12-01T10:00:00Z"),
+                        "claim",
+                        1,
+                        null)
+                .withAdjustment(new ClaimedOrder.Adjustment(
+                        gatewayId,
+                        kind,
+                        reverses,
+                        Instant.parse("2026-12-03T09:30:00Z"),
+                        orderRecordId,
+                        reversesRecordId));
+        return ThirdPartyCall.orderDocument(new SendAttempt(claimed, null));
+    }
+
     private static JsonNode order(
             String orderNumber,
             String amount,
