@@ -202,6 +202,121 @@
     }
   }
 
+  // Retry for a Failed adjustment; a reference, a reason and Resolve for a Failed or Manual one. After either, done()
+  // reloads what shows it.
+  function adjustmentActions(a, done) {
+    const actions = el('td', null, 'actions');
+    const sync = String(a.syncStatus);
+    if (sync === 'Failed') {
+      const retry = el('button', 'Retry', 'retry-adjustment');
+      retry.type = 'button';
+      retry.addEventListener('click', () => retryAdjustment(a.gatewayId, retry, done));
+      actions.append(retry, ' ');
+    }
+    if (sync === 'Failed' || sync === 'Manual') {
+      const reference = document.createElement('input');
+      reference.type = 'text';
+      reference.className = 'reference';
+      reference.placeholder = 'third-party reference';
+      reference.maxLength = 128;
+      reference.spellcheck = false;
+      reference.setAttribute('aria-label', 'Third-party reference for ' + a.gatewayId);
+      const reason = document.createElement('input');
+      reason.type = 'text';
+      reason.className = 'reason';
+      reason.placeholder = 'reason';
+      reason.maxLength = 250;
+      reason.spellcheck = false;
+      reason.setAttribute('aria-label', 'Reason for resolving ' + a.gatewayId);
+      const resolve = el('button', 'Resolve', 'resolve-adjustment secondary');
+      resolve.type = 'button';
+      resolve.addEventListener('click',
+        () => resolveAdjustment(a.gatewayId, reference.value, reason.value, resolve, done));
+      actions.append(reference, ' ', reason, ' ', resolve);
+    }
+    if (!actions.childNodes.length) {
+      actions.textContent = '\u2014';
+    }
+    return actions;
+  }
+
+  function renderAdjustmentsToHandle(list) {
+    const rows = $('adjustment-to-handle-rows');
+    clear(rows);
+    const adjustments = Array.isArray(list) ? list : [];
+    $('adjustments-to-handle-count').textContent = String(adjustments.length);
+    $('adjustments-to-handle-empty').hidden = adjustments.length > 0;
+    for (const a of adjustments) {
+      const tr = document.createElement('tr');
+      tr.dataset.gatewayId = String(a.gatewayId);
+      tr.dataset.sync = String(a.syncStatus);
+      tr.append(
+        el('td', show(a.orderNumber)),
+        el('td', show(a.gatewayId)),
+        el('td', show(a.kind)),
+        el('td', show(a.amount) + ' ' + show(a.currency)),
+        el('td', show(a.finalAt)),
+        el('td', show(a.syncStatus)),
+        el('td', show(a.syncAttempts)),
+        el('td', show(a.lastSyncError)),
+        adjustmentActions(a, () => refresh(false)));
+      rows.append(tr);
+    }
+  }
+
+  async function retryAdjustment(gatewayId, button, done) {
+    const ok = window.confirm('Retry adjustment ' + gatewayId + '?\n\nOnly if you know it has no record at the third '
+      + 'party, or the third party honours Idempotency-Key: retry clears the in-doubt marker.');
+    if (!ok) {
+      return;
+    }
+    button.disabled = true;
+    let message = null;
+    let failed = null;
+    try {
+      const a = await api('POST', '/admin/adjustments/' + enc(gatewayId) + '/retry-sync', { admin: true });
+      message = 'Adjustment ' + gatewayId + ': retry requested, sync status ' + show(a && a.syncStatus);
+    } catch (e) {
+      failed = e;
+    } finally {
+      button.disabled = false;
+    }
+    await done();
+    if (failed) {
+      sayError(failed);
+    } else {
+      say(message, 'ok');
+    }
+  }
+
+  async function resolveAdjustment(gatewayId, rawReference, rawReason, button, done) {
+    const reference = (rawReference || '').trim();
+    const reason = (rawReason || '').trim();
+    if (!reference || !reason) {
+      say('Enter the third party\'s reference for what you did and a reason, then Resolve', 'error');
+      return;
+    }
+    button.disabled = true;
+    let message = null;
+    let failed = null;
+    try {
+      const a = await api('POST', '/admin/adjustments/' + enc(gatewayId) + '/resolve',
+        { admin: true, body: { thirdPartyGuid: reference, reason } });
+      message = 'Adjustment ' + gatewayId + ': resolved, sync status ' + show(a && a.syncStatus)
+        + ' with third-party reference ' + show(a && a.thirdPartyGuid);
+    } catch (e) {
+      failed = e;
+    } finally {
+      button.disabled = false;
+    }
+    await done();
+    if (failed) {
+      sayError(failed);
+    } else {
+      say(message, 'ok');
+    }
+  }
+
   function renderAnomalies(list) {
     const rows = $('anomaly-rows');
     clear(rows);
@@ -222,23 +337,27 @@
 
   let refreshing = null;
 
-  // Reloads counts, dead letters and anomalies. An automatic refresh leaves the dead-letter table alone while the
-  // operator is typing in it, so a half-typed id is not wiped.
+  // Reloads counts, dead letters, adjustments to handle and anomalies. An automatic refresh leaves the dead-letter
+  // and adjustment tables alone while the operator is typing in one, so a half-typed id is not wiped.
   function refresh(automatic) {
     if (refreshing) {
       return refreshing;
     }
     refreshing = (async () => {
       try {
-        const [stats, deadLetters, anomalies] = await Promise.all([
+        const [stats, deadLetters, adjustments, anomalies] = await Promise.all([
           api('GET', '/admin/stats', { admin: true }),
           api('GET', '/admin/dead-letters', { admin: true }),
+          api('GET', '/admin/adjustments?limit=100', { admin: true }),
           api('GET', '/admin/anomalies?limit=50', { admin: true }),
         ]);
         renderStats(stats || {});
         const typing = $('dead-letter-rows').contains(document.activeElement);
         if (!(automatic && typing)) {
           renderDeadLetters(deadLetters);
+        }
+        if (!(automatic && $('adjustment-to-handle-rows').contains(document.activeElement))) {
+          renderAdjustmentsToHandle(adjustments);
         }
         renderAnomalies(anomalies);
         $('updated-at').textContent = new Date().toLocaleTimeString();
@@ -301,9 +420,12 @@
       return;
     }
     let order;
+    let adjustments;
     try {
       // The operator API's view of the order: the shop's orders API takes the shop's token, not an operator's.
-      order = (await api('GET', '/admin/orders/' + enc(orderNumber) + '/history', { admin: true })).order;
+      const h = await api('GET', '/admin/orders/' + enc(orderNumber) + '/history', { admin: true });
+      order = h.order;
+      adjustments = h.adjustments;
     } catch (e) {
       result.hidden = true;
       sayError(e);
@@ -320,7 +442,37 @@
       fields.append(el('dt', key), dd);
     }
     showClose(order);
+    renderOrderAdjustments(orderNumber, adjustments);
     await history(orderNumber);
+  }
+
+  // The order's adjustments with their sync, and the actions on the ones left to an operator.
+  function renderOrderAdjustments(orderNumber, list) {
+    const rows = $('order-adjustment-rows');
+    clear(rows);
+    const adjustments = Array.isArray(list) ? list : [];
+    $('order-adjustments-table').hidden = adjustments.length === 0;
+    $('order-adjustments-empty').hidden = adjustments.length > 0;
+    for (const a of adjustments) {
+      const tr = document.createElement('tr');
+      tr.dataset.gatewayId = String(a.gatewayId);
+      tr.dataset.sync = String(a.syncStatus);
+      tr.append(
+        el('td', show(a.gatewayId)),
+        el('td', show(a.kind) + (a.reverses ? ' of ' + a.reverses : '')),
+        el('td', show(a.amount) + ' ' + show(a.currency)),
+        el('td', show(a.status)),
+        el('td', show(a.syncStatus)),
+        el('td', show(a.syncAttempts)),
+        el('td', show(a.lastSyncError)),
+        el('td', show(a.thirdPartyGuid)),
+        el('td', show(a.syncedAt)),
+        adjustmentActions(a, async () => {
+          await lookUp(orderNumber);
+          await refresh(false);
+        }));
+      rows.append(tr);
+    }
   }
 
   // An order left Pending can be settled by hand, as Failed or Expired, or cancelled for the shop, each with a reason

@@ -3,6 +3,8 @@ package io.paysync;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.micrometer.core.instrument.Counter;
 import io.paysync.admin.AdjustmentActions;
+import io.paysync.admin.AdjustmentSyncActions;
+import io.paysync.admin.AdjustmentSyncApi;
 import io.paysync.admin.AdminApi;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
@@ -189,7 +191,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // camel-sql's own data source: Paysync's, named, since the registry also holds the shop's (shopDataSource)
         // and the component autowires a data source only while there is one.
         context.getComponent("sql", SqlComponent.class).setDataSource(database.dataSource());
-        registry.bind("orderApi", new OrderApi(orders));
+        registry.bind("orderApi", new OrderApi(orders, new AdjustmentRepository(database, clock)));
         // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
         // these rules: one copy of them.
         AdjustmentRepository adjustments = new AdjustmentRepository(database, clock);
@@ -223,6 +225,16 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         database,
                         audiences.operatorUsername()));
         registry.bind("adjustmentActions", new AdjustmentActions(rules, adjustments, audiences.operatorUsername()));
+        // The adjustments' send keys, in the orders' table under their own processor name: what an operator's retry
+        // forgets, as an order's retry forgets the order's.
+        JdbcMessageIdRepository adjustmentSendKeys =
+                new JdbcMessageIdRepository(database.dataSource(), AdjustmentSyncApi.SEND_KEY_PROCESSOR);
+        adjustmentSendKeys.setCreateTableIfNotExists(false);
+        context.addService(adjustmentSendKeys);
+        registry.bind(
+                "adjustmentSyncApi",
+                new AdjustmentSyncApi(
+                        new AdjustmentSyncActions(database, clock), adjustmentSendKeys, audiences.operatorUsername()));
         registry.bind(
                 "operatorConsole",
                 new OperatorConsole(

@@ -37,16 +37,20 @@ import org.slf4j.LoggerFactory;
  * record (SyncStatus Pending or Processing) has been paid, 0 when none;
  * <li>{@code paysync_dead_letters}: orders whose SyncStatus is Failed;
  * <li>{@code paysync_anomalies_total{kind}}: anomalies recorded, per kind;
- * <li>{@code paysync_adjustments{kind, status}}: adjustments (refund, chargeback, chargeback-reversed) per kind and
- * state (Pending, Final, Void), every pair present;
+ * <li>{@code paysync_adjustments{kind, status, sync}}: adjustments (refund, chargeback, chargeback-reversed) per kind,
+ * state (Pending, Final, Void) and sync (Pending, Processing, Completed, Failed, Manual), every triple there can be
+ * present (only a Final one leaves sync Pending);
+ * <li>{@code paysync_adjustment_oldest_unsent_seconds}: how long ago the oldest Final adjustment not at the third party
+ * (sync Pending, Processing, Failed or Manual) became Final, 0 when none;
  * <li>{@code paysync_third_party_calls_total{outcome}} and {@code paysync_third_party_call_duration_seconds}: every try
  * at the third party ({@link CallOutcome});
  * <li>{@code paysync_circuit_breaker_state{breaker, state}}: 1 for the breaker's current state, 0 for the others;
  * <li>{@code paysync_sync_claim_batch_size}: orders per claim round of this worker.
  * </ul>
  * The database figures come from four small queries ({@code count-orders-by-status}, {@code
- * oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind}, {@code count-adjustments-by-kind-and-status}) run at most once per {@code refresh} however often
- * and by however many scrapers it is scraped; they are the database's, so every instance reports the same values.
+ * oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind}, {@code count-adjustments-by-kind-status-and-sync}, {@code
+ * oldest-final-adjustment-not-synced}) run at most once per {@code refresh} however often and by however many
+ * scrapers it is scraped; they are the database's, so every instance reports the same values.
  */
 public class BusinessMetrics implements SyncObserver {
 
@@ -55,6 +59,10 @@ public class BusinessMetrics implements SyncObserver {
     /** Kinds registered up front, so that {@code increase()} sees the first one. Others appear when first recorded. */
     static final List<String> KNOWN_ANOMALY_KINDS = List.of(
             "amount-mismatch", "order-not-pending", "success-after-cancel", "transaction-conflict", "sync-in-doubt");
+
+    /** An adjustment's sync states; any but Pending only for a Final one (the table's check). */
+    static final List<String> ADJUSTMENT_SYNC_STATUSES =
+            List.of("Pending", "Processing", "Completed", "Failed", "Manual");
 
     static final List<String> BREAKER_STATES =
             List.of("CLOSED", "OPEN", "HALF_OPEN", "FORCED_OPEN", "DISABLED", "METRICS_ONLY");
@@ -113,13 +121,22 @@ public class BusinessMetrics implements SyncObserver {
         KNOWN_ANOMALY_KINDS.forEach(this::registerAnomalyKind);
         for (String kind : List.of(Adjustment.REFUND, Adjustment.CHARGEBACK, Adjustment.CHARGEBACK_REVERSED)) {
             for (AdjustmentStatus status : AdjustmentStatus.values()) {
-                Gauge.builder("paysync.adjustments", this, m -> m.fresh().adjustments(kind, status))
-                        .description("Adjustments of paid orders per kind and status (from the database)")
-                        .tag("kind", kind)
-                        .tag("status", status.name())
-                        .register(registry);
+                for (String sync : status == AdjustmentStatus.Final ? ADJUSTMENT_SYNC_STATUSES : List.of("Pending")) {
+                    Gauge.builder("paysync.adjustments", this, m -> m.fresh().adjustments(kind, status, sync))
+                            .description("Adjustments of paid orders per kind, status and sync status (from the"
+                                    + " database)")
+                            .tag("kind", kind)
+                            .tag("status", status.name())
+                            .tag("sync", sync)
+                            .register(registry);
+                }
             }
         }
+        Gauge.builder("paysync.adjustment.oldest.unsent", this, BusinessMetrics::oldestUnsentAdjustmentSeconds)
+                .description("Seconds since the oldest Final adjustment not at the third party (sync Pending,"
+                        + " Processing, Failed or Manual) became Final; 0 when none")
+                .baseUnit("seconds")
+                .register(registry);
         for (CallOutcome o : CallOutcome.values()) {
             calls.put(
                     o,
@@ -192,6 +209,14 @@ public class BusinessMetrics implements SyncObserver {
         return Math.max(0, Duration.between(oldest, clock.instant()).toMillis() / 1000.0);
     }
 
+    double oldestUnsentAdjustmentSeconds() {
+        Instant oldest = fresh().oldestUnsentAdjustmentFinalAt();
+        if (oldest == null) {
+            return 0;
+        }
+        return Math.max(0, Duration.between(oldest, clock.instant()).toMillis() / 1000.0);
+    }
+
     /**
      * The last answer, asked again when it is older than the refresh interval. One caller at a time asks; a scrape
      * that comes while another is asking gets the last answer instead of waiting (a slow database never piles up
@@ -241,16 +266,27 @@ public class BusinessMetrics implements SyncObserver {
             anomalies.put(rs.getString("kind"), rs.getLong("anomaly_count"));
         });
         Map<String, Long> adjustments = new HashMap<>();
-        db.jdbc().query(db.sql("count-adjustments-by-kind-and-status"), Map.of(), rs -> {
+        db.jdbc().query(db.sql("count-adjustments-by-kind-status-and-sync"), Map.of(), rs -> {
             adjustments.put(
-                    rs.getString("kind").trim() + "/" + rs.getString("status").trim(), rs.getLong("adjustment_count"));
+                    adjustmentKey(
+                            rs.getString("kind").trim(),
+                            rs.getString("status").trim(),
+                            rs.getString("sync_status").trim()),
+                    rs.getLong("adjustment_count"));
         });
+        List<OffsetDateTime> oldestAdjustment = db.jdbc()
+                .query(
+                        db.sql("oldest-final-adjustment-not-synced"),
+                        Map.of(),
+                        (rs, n) -> rs.getObject("oldest_final_at", OffsetDateTime.class));
         OffsetDateTime first = oldest.isEmpty() ? null : oldest.get(0);
+        OffsetDateTime firstAdjustment = oldestAdjustment.isEmpty() ? null : oldestAdjustment.get(0);
         return new Snapshot(
                 Map.copyOf(orders),
                 first == null ? null : first.toInstant(),
                 Map.copyOf(anomalies),
-                Map.copyOf(adjustments));
+                Map.copyOf(adjustments),
+                firstAdjustment == null ? null : firstAdjustment.toInstant());
     }
 
     private void registerAnomalyKind(String kind) {
@@ -270,6 +306,10 @@ public class BusinessMetrics implements SyncObserver {
         return p.name() + "/" + s.name();
     }
 
+    private static String adjustmentKey(String kind, String status, String sync) {
+        return kind + "/" + status + "/" + sync;
+    }
+
     private static Duration millis(long ms) {
         return Duration.ofMillis(ms);
     }
@@ -278,11 +318,12 @@ public class BusinessMetrics implements SyncObserver {
             Map<String, Long> orderCounts,
             Instant oldestUnsyncedPaidAt,
             Map<String, Long> anomalies,
-            Map<String, Long> adjustmentCounts) {
-        static final Snapshot EMPTY = new Snapshot(Map.of(), null, Map.of(), Map.of());
+            Map<String, Long> adjustmentCounts,
+            Instant oldestUnsentAdjustmentFinalAt) {
+        static final Snapshot EMPTY = new Snapshot(Map.of(), null, Map.of(), Map.of(), null);
 
-        long adjustments(String kind, AdjustmentStatus status) {
-            return adjustmentCounts.getOrDefault(kind + "/" + status.name(), 0L);
+        long adjustments(String kind, AdjustmentStatus status, String sync) {
+            return adjustmentCounts.getOrDefault(adjustmentKey(kind, status.name(), sync), 0L);
         }
 
         long orders(PaymentStatus p, SyncStatus s) {

@@ -7,6 +7,8 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import java.math.BigDecimal;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.springframework.dao.DuplicateKeyException;
@@ -18,9 +20,11 @@ public class OrderApi {
     static final Pattern ORDER_NUMBER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
 
     private final OrderRepository orders;
+    private final AdjustmentRepository adjustments;
 
-    public OrderApi(OrderRepository orders) {
+    public OrderApi(OrderRepository orders, AdjustmentRepository adjustments) {
         this.orders = orders;
+        this.adjustments = adjustments;
     }
 
     /** {@code POST /api/orders}. */
@@ -38,12 +42,25 @@ public class OrderApi {
         return new ApiReply(201, orders.find(orderNumber).orElseThrow().view());
     }
 
-    /** {@code GET /api/orders/{orderNumber}}. */
+    /**
+     * {@code GET /api/orders/{orderNumber}}: the order view, its adjusted total, and its adjustments oldest first, each
+     * with its state and its sync to the third party.
+     */
     public ApiReply get(Exchange exchange) {
         String orderNumber = pathOrderNumber(exchange);
-        return ApiReply.ok(orders.find(orderNumber)
+        Map<String, Object> view = new LinkedHashMap<>(orders.find(orderNumber)
                 .orElseThrow(() -> ApiException.unknownOrder(orderNumber))
                 .view());
+        view.put(
+                "adjustedAmount",
+                adjustments
+                        .orderTotal(orderNumber)
+                        .map(t -> Money.format(t.adjusted(), t.currency()))
+                        .orElse(null));
+        view.put(
+                "adjustments",
+                adjustments.forOrder(orderNumber).stream().map(Adjustment::view).toList());
+        return ApiReply.ok(view);
     }
 
     /**
