@@ -191,10 +191,10 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // camel-sql's own data source: Paysync's, named, since the registry also holds the shop's (shopDataSource)
         // and the component autowires a data source only while there is one.
         context.getComponent("sql", SqlComponent.class).setDataSource(database.dataSource());
-        registry.bind("orderApi", new OrderApi(orders, new AdjustmentRepository(database, clock)));
         // Every source of payment news (callback, adapters, reconciliation, settlement files) applies it through
         // these rules: one copy of them.
         AdjustmentRepository adjustments = new AdjustmentRepository(database, clock);
+        registry.bind("orderApi", new OrderApi(orders, adjustments));
         PaymentRules rules = new PaymentRules(orders, adjustments);
         registry.bind("paymentRules", rules);
         registry.bind(
@@ -225,16 +225,16 @@ public class PaysyncConfiguration implements CamelConfiguration {
                         database,
                         audiences.operatorUsername()));
         registry.bind("adjustmentActions", new AdjustmentActions(rules, adjustments, audiences.operatorUsername()));
-        // The adjustments' send keys, in the orders' table under their own processor name: what an operator's retry
-        // forgets, as an order's retry forgets the order's.
-        JdbcMessageIdRepository adjustmentSendKeys =
-                new JdbcMessageIdRepository(database.dataSource(), AdjustmentSyncApi.SEND_KEY_PROCESSOR);
-        adjustmentSendKeys.setCreateTableIfNotExists(false);
-        context.addService(adjustmentSendKeys);
+        // The adjustments' send keys (their gateway ids), in the orders' table under their own processor name: what
+        // the adjustments' claim writes, and an operator's retry forgets as an order's retry forgets the order's.
+        JdbcMessageIdRepository adjustmentKeyTable =
+                new JdbcMessageIdRepository(database.dataSource(), SyncTarget.ADJUSTMENTS.sendKeyProcessor());
+        adjustmentKeyTable.setCreateTableIfNotExists(false);
+        ClaimedSendKeys adjustmentKeys = new ClaimedSendKeys(adjustmentKeyTable);
         registry.bind(
                 "adjustmentSyncApi",
                 new AdjustmentSyncApi(
-                        new AdjustmentSyncActions(database, clock), adjustmentSendKeys, audiences.operatorUsername()));
+                        new AdjustmentSyncActions(database, clock), adjustmentKeys, audiences.operatorUsername()));
         registry.bind(
                 "operatorConsole",
                 new OperatorConsole(
@@ -265,10 +265,6 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // The adjustments' sync: the same claim, send and fenced outcome, on their own table, send keys (their
         // gateway ids) and request routes, sent from the same pool.
         SyncRepository adjustmentSync = new SyncRepository(database, clock, SyncTarget.ADJUSTMENTS);
-        JdbcMessageIdRepository adjustmentKeyTable =
-                new JdbcMessageIdRepository(database.dataSource(), SyncTarget.ADJUSTMENTS.sendKeyProcessor());
-        adjustmentKeyTable.setCreateTableIfNotExists(false);
-        ClaimedSendKeys adjustmentKeys = new ClaimedSendKeys(adjustmentKeyTable);
         SyncOutcomes adjustmentOutcomes = new SyncOutcomes(syncSettings, adjustmentSync, adjustmentKeys);
         SyncClaims adjustmentClaims = new SyncClaims(
                 syncSettings,

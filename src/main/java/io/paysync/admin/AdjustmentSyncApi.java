@@ -6,6 +6,7 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.OrderApi;
+import io.paysync.sync.SyncTarget;
 import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -19,7 +20,7 @@ import org.apache.camel.spi.IdempotentRepository;
 public class AdjustmentSyncApi {
 
     /** Camel's send-key processor name for adjustments; the message id is the gateway id. */
-    public static final String SEND_KEY_PROCESSOR = "third-party-adjustment";
+    public static final String SEND_KEY_PROCESSOR = SyncTarget.ADJUSTMENTS.sendKeyProcessor();
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;

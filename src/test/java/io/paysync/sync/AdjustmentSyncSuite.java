@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
+import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
@@ -236,6 +237,13 @@ public abstract class AdjustmentSyncSuite {
         assertThat(adjustment(app, "re_1", "dead_lettered_at")).isNotNull();
         assertThat(app.column("A-1", "sync_status")).isEqualTo("Completed");
         assertThat(stub.requestsFor("re_1")).isEqualTo(1);
+
+        // The third party fixed what it refused; the operator's retry sends it again, and it is recorded once.
+        Response retry = app.post("/api/admin/adjustments/re_1/retry-sync", null, new byte[0], app.admin());
+        assertThat(retry.status()).as(retry.toString()).isEqualTo(202);
+        awaitAdjustment(app, "re_1", "Completed");
+        assertThat(stub.recordsFor("re_1")).isEqualTo(1);
+        assertThat(adjustment(app, "re_1", "third_party_guid")).isEqualTo(stub.idFor("re_1"));
     }
 
     @Test
@@ -341,6 +349,16 @@ public abstract class AdjustmentSyncSuite {
                 .isEqualTo(1);
         Thread.sleep(200);
         assertThat(adjustment(app, "re_2", "sync_status")).isEqualTo("Pending");
+
+        // The operator handled it at the third party by hand and says so: Completed with their reference.
+        Response resolved = app.postJson(
+                "/api/admin/adjustments/re_1/resolve",
+                "{\"thirdPartyGuid\": \"credit-note-77\", \"reason\": \"entered by hand in the ledger\"}",
+                app.admin());
+        assertThat(resolved.status()).as(resolved.toString()).isEqualTo(200);
+        assertThat(adjustment(app, "re_1", "sync_status")).isEqualTo("Completed");
+        assertThat(adjustment(app, "re_1", "third_party_guid")).isEqualTo("credit-note-77");
+        assertThat(stub.requestsFor("re_1")).isZero();
     }
 
     @Test
