@@ -5,12 +5,11 @@ import io.paysync.db.TransitionLog;
 import io.paysync.db.TransitionLog.Cause;
 import io.paysync.db.TransitionLog.Entry;
 import io.paysync.order.Adjustment;
-import io.paysync.order.AdjustmentStatus;
+import io.paysync.order.AdjustmentRepository;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -136,28 +135,9 @@ public class AdjustmentSyncActions {
     }
 
     private static Row map(ResultSet rs, int row) throws SQLException {
-        Adjustment a = new Adjustment(
-                rs.getString("gateway_id"),
-                rs.getString("order_number"),
-                rs.getString("kind").trim(),
-                rs.getBigDecimal("amount"),
-                rs.getString("currency").trim(),
-                rs.getString("reverses"),
-                rs.getBigDecimal("reversed_amount"),
-                AdjustmentStatus.valueOf(rs.getString("status").trim()),
-                rs.getString("cause"),
-                instant(rs, "created_at"),
-                instant(rs, "final_at"),
-                rs.getString("sync_status").trim(),
-                rs.getInt("sync_attempts"),
-                rs.getString("third_party_guid"),
-                rs.getString("last_sync_error"),
-                instant(rs, "synced_at"));
-        return new Row(a, instant(rs, "dead_lettered_at"), rs.getString("resolved_by"));
-    }
-
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
-        OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
-        return t == null ? null : t.toInstant();
+        return new Row(
+                AdjustmentRepository.map(rs, row),
+                AdjustmentRepository.instant(rs, "dead_lettered_at"),
+                rs.getString("resolved_by"));
     }
 }

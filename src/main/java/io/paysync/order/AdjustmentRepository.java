@@ -251,7 +251,8 @@ public class AdjustmentRepository {
         return counts;
     }
 
-    private static Adjustment map(ResultSet rs, int row) throws SQLException {
+    /** An adjustment from a row holding the adjustments table's columns (a RowMapper). */
+    public static Adjustment map(ResultSet rs, int row) throws SQLException {
         return new Adjustment(
                 rs.getString("gateway_id"),
                 rs.getString("order_number"),
@@ -271,7 +272,8 @@ public class AdjustmentRepository {
                 instant(rs, "synced_at"));
     }
 
-    private static Instant instant(ResultSet rs, String column) throws SQLException {
+    /** A timestamp column as an instant, null for NULL. */
+    public static Instant instant(ResultSet rs, String column) throws SQLException {
         OffsetDateTime t = rs.getObject(column, OffsetDateTime.class);
         return t == null ? null : t.toInstant();
     }

@@ -76,6 +76,16 @@ public record ClaimedOrder(
 
     /** This order as claimed with a lease until {@code leaseUntil}. */
     public ClaimedOrder withLeaseUntil(Instant leaseUntil) {
+        return with(leaseUntil, sendKeyFound, adjustment);
+    }
+
+    /** This order with its send key found already written (true) or written by this claim (false). */
+    public ClaimedOrder withSendKeyFound(boolean found) {
+        return with(leaseUntil, found, adjustment);
+    }
+
+    /** This claim with what is learnt of it after the claim statement: its lease, its send key, its adjustment. */
+    private ClaimedOrder with(Instant leaseUntil, boolean sendKeyFound, Adjustment adjustment) {
         return new ClaimedOrder(
                 id,
                 orderNumber,
@@ -89,25 +99,6 @@ public record ClaimedOrder(
                 takenOverClaim,
                 leaseUntil,
                 sendKeyFound,
-                paidTraceParent,
-                adjustment);
-    }
-
-    /** This order with its send key found already written (true) or written by this claim (false). */
-    public ClaimedOrder withSendKeyFound(boolean found) {
-        return new ClaimedOrder(
-                id,
-                orderNumber,
-                amount,
-                currency,
-                paymentStatus,
-                transactionId,
-                paidAt,
-                claimToken,
-                attempts,
-                takenOverClaim,
-                leaseUntil,
-                found,
                 paidTraceParent,
                 adjustment);
     }
@@ -162,21 +153,7 @@ public record ClaimedOrder(
 
     /** This claim as one of the adjustment's. */
     public ClaimedOrder withAdjustment(Adjustment adjustment) {
-        return new ClaimedOrder(
-                id,
-                orderNumber,
-                amount,
-                currency,
-                paymentStatus,
-                transactionId,
-                paidAt,
-                claimToken,
-                attempts,
-                takenOverClaim,
-                leaseUntil,
-                sendKeyFound,
-                paidTraceParent,
-                adjustment);
+        return with(leaseUntil, sendKeyFound, adjustment);
     }
 
     /** The send key and Idempotency-Key: the order number, or the adjustment's gateway id. */
