@@ -265,11 +265,10 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // The adjustments' sync: the same claim, send and fenced outcome, on their own table, send keys (their
         // gateway ids) and request routes, sent from the same pool.
         SyncRepository adjustmentSync = new SyncRepository(database, clock, SyncTarget.ADJUSTMENTS);
+        ThirdPartyCall adjustmentCall = ThirdPartyCall.from(settings, syncSettings, context, SyncTarget.ADJUSTMENTS);
         SyncOutcomes adjustmentOutcomes = new SyncOutcomes(syncSettings, adjustmentSync, adjustmentKeys);
-        SyncClaims adjustmentClaims = new SyncClaims(
-                syncSettings,
-                adjustmentSync,
-                new SyncGate(context, SyncTarget.ADJUSTMENTS, manualAdjustments::sending));
+        SyncGate adjustmentGate = new SyncGate(context, SyncTarget.ADJUSTMENTS, manualAdjustments::sending);
+        SyncClaims adjustmentClaims = new SyncClaims(syncSettings, adjustmentSync, adjustmentGate);
         registry.bind("adjustmentSyncRepository", adjustmentSync);
         registry.bind(SyncTarget.ADJUSTMENTS.outcomesBean(), adjustmentOutcomes);
         registry.bind(SyncTarget.ADJUSTMENTS.claimsBean(), adjustmentClaims);
@@ -278,7 +277,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 syncSettings,
                 adjustmentClaims,
                 adjustmentOutcomes,
-                ThirdPartyCall.from(settings, syncSettings, context, SyncTarget.ADJUSTMENTS),
+                adjustmentCall,
                 adjustmentKeys,
                 "syncSendPool",
                 manualAdjustments));
@@ -340,6 +339,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
         claims.observe(metrics);
         thirdPartyCall.observe(metrics);
         outcomes.observe(metrics);
+        // An adjustment's call is a call to the same third party: counted with the orders'. Its claims are not
+        // (paysync_sync_claim_batch_size is the orders').
+        adjustmentCall.observe(metrics);
+        adjustmentOutcomes.observe(metrics);
+        metrics.watchBreaker(SyncTarget.ADJUSTMENTS.breakerId(), adjustmentGate::breakerState);
         Observability.healthChecks(context, settings, database, SyncRoutes.BREAKER_ID, gate::breakerState);
         LOG.info(
                 "Paysync configured: profile {}, database {}, API on port {}, management on port {}",

@@ -161,13 +161,7 @@ public class BusinessMetrics implements SyncObserver {
                         millis(10_000),
                         millis(30_000))
                 .register(registry);
-        for (String state : BREAKER_STATES) {
-            Gauge.builder("paysync.circuit.breaker.state", this, m -> state.equals(m.breakerState.get()) ? 1 : 0)
-                    .description("1 for the circuit breaker's current state, 0 for the others")
-                    .tag("breaker", breakerId)
-                    .tag("state", state.toLowerCase(Locale.ROOT))
-                    .register(registry);
-        }
+        watchBreaker(breakerId, breakerState);
         claimBatch = DistributionSummary.builder("paysync.sync.claim.batch.size")
                 .description("Orders claimed per claim round of this worker (0: nothing was due)")
                 .serviceLevelObjectives(1, 5, 10, 25, 50, 100, 250, 500, 1000)
@@ -177,6 +171,21 @@ public class BusinessMetrics implements SyncObserver {
                         + "are shown meanwhile)")
                 .register(registry);
         return this;
+    }
+
+    /**
+     * {@code paysync_circuit_breaker_state} for one more breaker (the adjustments' calls have their own), under its
+     * step id.
+     */
+    public void watchBreaker(String id, Supplier<String> state) {
+        for (String name : BREAKER_STATES) {
+            // Held by this (a gauge holds its object weakly): the supplier alone would be collected.
+            Gauge.builder("paysync.circuit.breaker.state", this, m -> name.equals(state.get()) ? 1 : 0)
+                    .description("1 for the circuit breaker's current state, 0 for the others")
+                    .tag("breaker", id)
+                    .tag("state", name.toLowerCase(Locale.ROOT))
+                    .register(registry);
+        }
     }
 
     @Override

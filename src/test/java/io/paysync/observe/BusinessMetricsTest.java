@@ -15,6 +15,7 @@ import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
 import io.paysync.sync.SyncGate;
 import io.paysync.sync.SyncRoutes;
+import io.paysync.sync.SyncTarget;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -219,12 +220,15 @@ class BusinessMetricsTest {
         assertThat(scrape.value("paysync_sync_claim_batch_size_count", Map.of()))
                 .isGreaterThanOrEqualTo(1.0);
 
-        Map<String, Double> breaker = new TreeMap<>();
+        // Each breaker (the orders' and the adjustments') reports its state, closed here.
+        Map<String, Map<String, Double>> breakers = new TreeMap<>();
         for (Sample sample : scrape.named("paysync_circuit_breaker_state")) {
-            assertThat(sample.labels()).containsEntry("breaker", SyncRoutes.BREAKER_ID);
-            breaker.put(sample.labels().get("state"), sample.value());
+            breakers.computeIfAbsent(sample.labels().get("breaker"), b -> new TreeMap<>())
+                    .put(sample.labels().get("state"), sample.value());
         }
-        assertThat(breaker)
+        assertThat(breakers).containsOnlyKeys(SyncRoutes.BREAKER_ID, SyncTarget.ADJUSTMENTS.breakerId());
+        assertThat(breakers.get(SyncRoutes.BREAKER_ID)).isEqualTo(breakers.get(SyncTarget.ADJUSTMENTS.breakerId()));
+        assertThat(breakers.get(SyncRoutes.BREAKER_ID))
                 .isEqualTo(new TreeMap<>(Map.of(
                         "closed",
                         1.0,
@@ -317,9 +321,13 @@ class BusinessMetricsTest {
                     .isEqualTo("OPEN");
             assertThat(check(r.json(), "third-party-breaker").path("status").asText())
                     .isEqualTo("UP");
-            assertThat(scrape().value("paysync_circuit_breaker_state", Map.of("state", "open")))
+            assertThat(scrape().value(
+                                    "paysync_circuit_breaker_state",
+                                    Map.of("breaker", SyncRoutes.BREAKER_ID, "state", "open")))
                     .isEqualTo(1.0);
-            assertThat(scrape().value("paysync_circuit_breaker_state", Map.of("state", "closed")))
+            assertThat(scrape().value(
+                                    "paysync_circuit_breaker_state",
+                                    Map.of("breaker", SyncRoutes.BREAKER_ID, "state", "closed")))
                     .isEqualTo(0.0);
         } finally {
             breaker.transitionToCloseState();
@@ -424,7 +432,8 @@ class BusinessMetricsTest {
             assertThat(worker.get("/observe/health").status()).isEqualTo(200);
 
             Scrape scrape = scrape(worker);
-            assertThat(scrape.value("paysync_circuit_breaker_state", Map.of("state", "open")))
+            assertThat(scrape.value(
+                            "paysync_circuit_breaker_state", Map.of("breaker", SyncRoutes.BREAKER_ID, "state", "open")))
                     .isEqualTo(1.0);
             double refused = scrape.value("paysync_third_party_calls_total", Map.of("outcome", "retryable"));
             assertThat(refused).isGreaterThanOrEqualTo(2.0);
