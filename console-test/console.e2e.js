@@ -46,6 +46,8 @@ const ORDERS = {
 };
 // A gateway id with a colon, as gateways make them: the console must put it in the path encoded.
 const REFUND_ID = 're:e2e-' + run.toLowerCase();
+// A refund the dev simulator always refuses (422): dead-lettered, so only an operator's resolve completes it.
+const REFUSED_REFUND_ID = 'SIM-REJECT-re:e2e-' + run.toLowerCase();
 // Printable ASCII without spaces, so the callback accepts it as a transaction id, and markup if rendered as HTML.
 const HOSTILE_TRANSACTION = '<img/src=x/onerror=window.__pwned=1>';
 
@@ -401,23 +403,24 @@ async function scenario(page) {
     await row.waitFor();
     const text = await row.textContent();
     check(text.includes('refund') && text.includes('4.00 EUR') && text.includes('Final'), 'adjustment row: ' + text);
+    // The sync sends it to the third party (the dev simulator) once the order's record exists: Completed with its id.
+    const sent = await until(REFUND_ID + ' Completed', async () => {
+      const x = ((await order(ORDERS.refunded)).adjustments || []).find((y) => y.gatewayId === REFUND_ID);
+      return { done: x && x.syncStatus === 'Completed', seen: x && x.syncStatus, x };
+    });
+    check(typeof sent.x.thirdPartyGuid === 'string' && sent.x.thirdPartyGuid.length > 0, 'no record id: '
+      + JSON.stringify(sent.x));
   });
 
-  await step('an adjustment left to an operator is listed to handle and resolved from the console', async () => {
-    // With the adjustments' sync on, a Final refund of a synced order leaves Pending: Manual when the third party
-    // takes no adjustments, Failed when it refused, Completed when it took it.
-    const seen = await until(REFUND_ID + ' sync leaving Pending', async () => {
-      const a = ((await order(ORDERS.refunded)).adjustments || []).find((x) => x.gatewayId === REFUND_ID);
-      return { done: a && !['Pending', 'Processing'].includes(a.syncStatus), seen: a && a.syncStatus, a };
-    }, 20000).catch(() => null);
-    const state = seen && seen.a.syncStatus;
-    if (state !== 'Manual' && state !== 'Failed') {
-      console.log(`note ${REFUND_ID} is ${state || 'still Pending'} on this server: `
-        + 'resolving one is checked with intercepted answers below');
-      return;
-    }
+  await step('an adjustment the third party refuses is listed to handle and resolved from the console', async () => {
+    const r = await refundCallback(ORDERS.refunded, REFUSED_REFUND_ID);
+    check(r.status === 200 && r.json && r.json.outcome === 'recorded', `refund: ${r.status} ${r.text}`);
+    await until(REFUSED_REFUND_ID + ' Failed', async () => {
+      const a = ((await order(ORDERS.refunded)).adjustments || []).find((x) => x.gatewayId === REFUSED_REFUND_ID);
+      return { done: a && a.syncStatus === 'Failed', seen: a && a.syncStatus };
+    });
     await page.click('#refresh');
-    const row = page.locator(`#adjustment-to-handle-rows tr[data-gateway-id="${REFUND_ID}"]`);
+    const row = page.locator(`#adjustment-to-handle-rows tr[data-gateway-id="${REFUSED_REFUND_ID}"]`);
     await row.waitFor();
     check((await row.textContent()).includes(ORDERS.refunded), 'the row does not name the order');
     await row.locator('button.resolve-adjustment').click();
@@ -425,14 +428,15 @@ async function scenario(page) {
     await row.locator('input.reference').fill('CN-E2E-' + run);
     await row.locator('input.reason').fill('e2e: credit note entered by hand');
     await row.locator('button.resolve-adjustment').click();
-    await message.filter({ hasText: `Adjustment ${REFUND_ID}: resolved, sync status Completed` }).waitFor();
+    await message.filter({ hasText: `Adjustment ${REFUSED_REFUND_ID}: resolved, sync status Completed` }).waitFor();
     await row.waitFor({ state: 'detached' });
-    const a = ((await order(ORDERS.refunded)).adjustments || []).find((x) => x.gatewayId === REFUND_ID);
+    const a = ((await order(ORDERS.refunded)).adjustments || []).find((x) => x.gatewayId === REFUSED_REFUND_ID);
     check(a.syncStatus === 'Completed' && a.thirdPartyGuid === 'CN-E2E-' + run, 'after resolve: ' + JSON.stringify(a));
     const h = await http('GET', '/api/admin/orders/' + encodeURIComponent(ORDERS.refunded) + '/history',
       { headers: admin });
-    const t = (h.json.transitions || []).find((x) => x.machine === 'adjustment-sync' && x.to === 'Completed');
-    check(t && t.actor === 'operator' && t.detail.includes(REFUND_ID), 'history: ' + h.text);
+    const t = (h.json.transitions || []).find((x) => x.machine === 'adjustment-sync' && x.to === 'Completed'
+      && x.actor === 'operator');
+    check(t && t.detail.includes(REFUSED_REFUND_ID), 'history: ' + h.text);
   });
 
   await step('Retry and Resolve on adjustments send their requests (answers intercepted in the browser)', async () => {

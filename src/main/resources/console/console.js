@@ -270,23 +270,9 @@
     if (!ok) {
       return;
     }
-    button.disabled = true;
-    let message = null;
-    let failed = null;
-    try {
-      const a = await api('POST', '/admin/adjustments/' + enc(gatewayId) + '/retry-sync', { admin: true });
-      message = 'Adjustment ' + gatewayId + ': retry requested, sync status ' + show(a && a.syncStatus);
-    } catch (e) {
-      failed = e;
-    } finally {
-      button.disabled = false;
-    }
-    await done();
-    if (failed) {
-      sayError(failed);
-    } else {
-      say(message, 'ok');
-    }
+    await adjustmentAction(button, done,
+      () => api('POST', '/admin/adjustments/' + enc(gatewayId) + '/retry-sync', { admin: true }),
+      a => 'Adjustment ' + gatewayId + ': retry requested, sync status ' + show(a && a.syncStatus));
   }
 
   async function resolveAdjustment(gatewayId, rawReference, rawReason, button, done) {
@@ -296,14 +282,21 @@
       say('Enter the third party\'s reference for what you did and a reason, then Resolve', 'error');
       return;
     }
+    await adjustmentAction(button, done,
+      () => api('POST', '/admin/adjustments/' + enc(gatewayId) + '/resolve',
+        { admin: true, body: { thirdPartyGuid: reference, reason } }),
+      a => 'Adjustment ' + gatewayId + ': resolved, sync status ' + show(a && a.syncStatus)
+        + ' with third-party reference ' + show(a && a.thirdPartyGuid));
+  }
+
+  // One action on an adjustment: its button disabled while the call runs, then done() reloads what shows it, and the
+  // outcome is said last, so the reload does not wipe it.
+  async function adjustmentAction(button, done, call, describe) {
     button.disabled = true;
     let message = null;
     let failed = null;
     try {
-      const a = await api('POST', '/admin/adjustments/' + enc(gatewayId) + '/resolve',
-        { admin: true, body: { thirdPartyGuid: reference, reason } });
-      message = 'Adjustment ' + gatewayId + ': resolved, sync status ' + show(a && a.syncStatus)
-        + ' with third-party reference ' + show(a && a.thirdPartyGuid);
+      message = describe(await call());
     } catch (e) {
       failed = e;
     } finally {

@@ -21,13 +21,14 @@ import org.apache.camel.Exchange;
  *
  * <p>
  * Adjustments are records of their own, keyed by Idempotency-Key (their gateway id), refused with 422 unless the
- * record they refer to was made here.
+ * record they refer to was made here; one whose gateway id starts with {@value #REJECT} is always refused, as such an
+ * order is.
  */
 public class ThirdPartySimulator {
 
     /** Order numbers refused on their first create only. */
     public static final String REJECT_ONCE = "SIM-REJECT-ONCE-";
-    /** Order numbers always refused. */
+    /** Order numbers (and adjustment ids) always refused. */
     public static final String REJECT = "SIM-REJECT-";
 
     private final Set<String> refusedOnce = ConcurrentHashMap.newKeySet();
@@ -75,6 +76,9 @@ public class ThirdPartySimulator {
         }
         if (!idsByOrder.containsValue(refersTo)) {
             return new ApiReply(422, Map.of("error", "refersTo names no record"));
+        }
+        if (adjustmentId.startsWith(REJECT)) {
+            return refused(REJECT);
         }
         boolean[] created = {false};
         String id = idsByKey.computeIfAbsent("adjustment:" + key, k -> {

@@ -10,7 +10,10 @@ import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
 
-/** The dev simulator's rules that make dead letters on purpose (used by the console's browser test). */
+/**
+ * The dev simulator: its records of orders and adjustments, and the rules that make dead letters on purpose (used by
+ * the console's browser test).
+ */
 class ThirdPartySimulatorTest {
 
     private final ThirdPartySimulator simulator = new ThirdPartySimulator();
@@ -39,6 +42,38 @@ class ThirdPartySimulatorTest {
     void should_create_any_other_order_at_once() {
         assertThat(create("A-1").status()).isEqualTo(201);
         assertThat(create("SIM-REJEC-3").status()).isEqualTo(201);
+    }
+
+    @Test
+    void should_take_an_adjustment_once_per_key_only_when_it_refers_to_a_record_made_here() {
+        String order = ((Map<?, ?>) create("A-4").body()).get("id").toString();
+        assertThat(adjustment("re_1", "no-such-record").status()).isEqualTo(422);
+        ApiReply first = adjustment("re_1", order);
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(adjustment("re_1", order)).isEqualTo(new ApiReply(200, first.body()));
+        Exchange lookup = new DefaultExchange(context);
+        lookup.getMessage().setHeader("adjustmentId", "re_1");
+        assertThat(simulator.lookupAdjustment(lookup)).isEqualTo(ApiReply.ok(first.body()));
+        lookup.getMessage().setHeader("adjustmentId", "re_2");
+        assertThat(simulator.lookupAdjustment(lookup).status()).isEqualTo(404);
+    }
+
+    @Test
+    void should_always_refuse_a_reject_adjustment() {
+        String order = ((Map<?, ?>) create("A-5").body()).get("id").toString();
+        for (int i = 0; i < 3; i++) {
+            assertThat(adjustment(ThirdPartySimulator.REJECT + "re:3", order).status())
+                    .isEqualTo(422);
+        }
+    }
+
+    private ApiReply adjustment(String adjustmentId, String refersTo) {
+        Exchange exchange = new DefaultExchange(context);
+        exchange.getMessage().setHeader("Idempotency-Key", adjustmentId);
+        exchange.getMessage()
+                .setBody(("{\"adjustmentId\":\"" + adjustmentId + "\",\"refersTo\":\"" + refersTo + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+        return simulator.createAdjustment(exchange);
     }
 
     private ApiReply create(String orderNumber) {
