@@ -32,7 +32,10 @@ import org.slf4j.LoggerFactory;
  * The status API answers {@code GET {status-url}/payments?orderNumber=<n>} with
  * {@code {"orderNumber", "transactionId", "amount", "currency", "status"}}, status {@code succeeded}, {@code failed}
  * or {@code pending} (for {@code pending} only orderNumber and status are needed), or {@code 404} for an order it has
- * no payment for.
+ * no payment for. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
+ * refund and chargeback events in the signed callback's shape ({@code docs/gateways.md}); each goes through the same
+ * rules once the payment is Paid, so one the callback already brought changes nothing, and one refused is an
+ * anomaly that keeps neither the payment nor the other adjustments out.
  *
  * <p>
  * Rounds run on one timer thread. A cursor over order ids makes every old Pending order take its turn, however many
@@ -205,7 +208,46 @@ public class PaymentReconciliation {
         } else {
             LOG.debug("Order {}: the gateway says {}, outcome {}", orderNumber, value, outcome);
         }
+        if ("succeeded".equals(value)) {
+            adjustments(orderNumber, json.get("adjustments"));
+        }
         return outcome;
+    }
+
+    /** The refunds and chargebacks a {@code succeeded} answer lists, each on its own through the rules. */
+    private void adjustments(String orderNumber, JsonNode listed) {
+        if (listed == null || listed.isNull()) {
+            return;
+        }
+        if (!listed.isArray()) {
+            LOG.warn("Order {}: the gateway status API's adjustments are not a list; none applied", orderNumber);
+            return;
+        }
+        for (JsonNode item : listed) {
+            if (!(item instanceof ObjectNode event)) {
+                LOG.warn("Order {}: an adjustment in the gateway's answer is not an object; skipped", orderNumber);
+                continue;
+            }
+            ObjectNode fields = event.deepCopy();
+            if (!fields.has("orderNumber")) {
+                fields.put("orderNumber", orderNumber);
+            }
+            try {
+                if (!AdjustmentEvent.isAdjustment(fields)
+                        || !orderNumber.equals(fields.get("orderNumber").asText(null))) {
+                    throw ApiException.malformed("not an adjustment event of order " + orderNumber);
+                }
+                String outcome = rules.applyAdjustment(
+                        AdjustmentEvent.parse(fields), PaymentRules.Source.reconciliation(), moved -> {});
+                LOG.debug("Order {}: an adjustment from the gateway's status API, outcome {}", orderNumber, outcome);
+            } catch (ApiException e) {
+                LOG.warn(
+                        "Order {}: an adjustment in the gateway's answer was refused as {} ({}); the others apply",
+                        orderNumber,
+                        e.code(),
+                        e.getMessage());
+            }
+        }
     }
 
     /** No answer at all: nothing changed, and this round asks no further (the gateway is probably down). */

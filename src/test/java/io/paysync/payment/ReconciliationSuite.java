@@ -129,6 +129,56 @@ public abstract class ReconciliationSuite {
     }
 
     @Test
+    void should_record_the_adjustments_a_succeeded_answer_lists_once_and_send_them_after_the_order() throws Exception {
+        PaysyncInstance app = app(Map.of(
+                "paysync.sync.enabled",
+                "true",
+                "paysync.sync.period-ms",
+                "100",
+                "paysync.sync.lease-seconds",
+                "30",
+                "paysync.third-party.response-timeout-ms",
+                "3000"));
+        // The callbacks of the payment and of its refunds were all lost; the status API lists the refunds, one of
+        // them past what is left of the amount, and something that is no adjustment.
+        gateway.answer("R-REF", new Answer(200, """
+                {"orderNumber": "R-REF", "transactionId": "gw_r_ref", "amount": "10.00", "currency": "EUR",
+                 "status": "succeeded", "adjustments": [
+                   {"type": "refund.succeeded", "refundId": "re_r_1", "amount": "4.00", "currency": "EUR"},
+                   {"type": "refund.pending", "refundId": "re_r_2", "amount": "3.00", "currency": "EUR"},
+                   {"type": "refund.succeeded", "refundId": "re_r_3", "amount": "9.00", "currency": "EUR"},
+                   {"type": "payment", "status": "succeeded"}]}
+                """, 0));
+        oldOrder(app, "R-REF", "10.00", "EUR");
+
+        awaitPaymentStatus(app, "R-REF", "Paid");
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .untilAsserted(() -> assertThat(app.count(
+                                "SELECT COUNT(*) FROM adjustments WHERE gateway_id = 're_r_1' AND sync_status = "
+                                        + "'Completed'"))
+                        .isEqualTo(1));
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE order_number = 'R-REF'"))
+                .isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE gateway_id = 're_r_2' AND status = 'Pending' "
+                        + "AND sync_status = 'Pending'"))
+                .isEqualTo(1);
+        assertThat(app.column("R-REF", "adjusted_amount")).isIn("7.00", "7.0000");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'adjustment-exceeds-amount' AND "
+                        + "order_number = 'R-REF'"))
+                .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment' AND order_number = "
+                        + "'R-REF' AND cause = 'reconciliation'"))
+                .isEqualTo(2);
+        // The refund's record at the third party was made after the order's, referring to it, once.
+        assertThat(thirdParty.recordsFor("re_r_1")).isEqualTo(1);
+        assertThat(thirdParty.adjustmentsBeforeTheirRecord()).isZero();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment' AND order_number = "
+                        + "'R-REF'"))
+                .isEqualTo(1);
+    }
+
+    @Test
     void should_mark_failed_when_the_gateway_says_failed() throws Exception {
         PaysyncInstance app = app();
         gateway.answer("R-FAILED", Answer.payment("R-FAILED", "gw_r_failed", "10.00", "EUR", "failed"));
