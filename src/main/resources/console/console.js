@@ -183,23 +183,33 @@
         el('td', show(order.syncAttempts)),
         el('td', show(order.lastSyncError)));
       const actions = el('td', null, 'actions');
-      const replay = el('button', 'Replay', 'replay');
-      replay.type = 'button';
-      replay.addEventListener('click', () => replayOrder(order.orderNumber, replay));
-      const guid = document.createElement('input');
-      guid.type = 'text';
-      guid.className = 'guid';
-      guid.placeholder = 'third-party id';
-      guid.maxLength = 128;
-      guid.spellcheck = false;
-      guid.setAttribute('aria-label', 'Third-party id for ' + order.orderNumber);
-      const resolve = el('button', 'Resolve', 'resolve secondary');
-      resolve.type = 'button';
-      resolve.addEventListener('click', () => resolveOrder(order.orderNumber, guid.value, resolve));
+      const replay = button('Replay', 'replay', b => replayOrder(order.orderNumber, b));
+      const guid = textInput('guid', 'third-party id', 128, 'Third-party id for ' + order.orderNumber);
+      const resolve = button('Resolve', 'resolve secondary', b => resolveOrder(order.orderNumber, guid.value, b));
       actions.append(replay, ' ', guid, ' ', resolve);
       tr.append(actions);
       rows.append(tr);
     }
+  }
+
+  // A button of a table row's actions; onClick gets the button, to disable it while its request runs.
+  function button(text, className, onClick) {
+    const b = el('button', text, className);
+    b.type = 'button';
+    b.addEventListener('click', () => onClick(b));
+    return b;
+  }
+
+  // A one-line text field of a table row's actions, named for screen readers by what it is for.
+  function textInput(className, placeholder, maxLength, label) {
+    const input = document.createElement('input');
+    input.type = 'text';
+    input.className = className;
+    input.placeholder = placeholder;
+    input.maxLength = maxLength;
+    input.spellcheck = false;
+    input.setAttribute('aria-label', label);
+    return input;
   }
 
   // Retry for a Failed adjustment; a reference, a reason and Resolve for a Failed or Manual one. After either, done()
@@ -208,30 +218,14 @@
     const actions = el('td', null, 'actions');
     const sync = String(a.syncStatus);
     if (sync === 'Failed') {
-      const retry = el('button', 'Retry', 'retry-adjustment');
-      retry.type = 'button';
-      retry.addEventListener('click', () => retryAdjustment(a.gatewayId, retry, done));
-      actions.append(retry, ' ');
+      actions.append(button('Retry', 'retry-adjustment', b => retryAdjustment(a.gatewayId, b, done)), ' ');
     }
     if (sync === 'Failed' || sync === 'Manual') {
-      const reference = document.createElement('input');
-      reference.type = 'text';
-      reference.className = 'reference';
-      reference.placeholder = 'third-party reference';
-      reference.maxLength = 128;
-      reference.spellcheck = false;
-      reference.setAttribute('aria-label', 'Third-party reference for ' + a.gatewayId);
-      const reason = document.createElement('input');
-      reason.type = 'text';
-      reason.className = 'reason';
-      reason.placeholder = 'reason';
-      reason.maxLength = 250;
-      reason.spellcheck = false;
-      reason.setAttribute('aria-label', 'Reason for resolving ' + a.gatewayId);
-      const resolve = el('button', 'Resolve', 'resolve-adjustment secondary');
-      resolve.type = 'button';
-      resolve.addEventListener('click',
-        () => resolveAdjustment(a.gatewayId, reference.value, reason.value, resolve, done));
+      const reference =
+        textInput('reference', 'third-party reference', 128, 'Third-party reference for ' + a.gatewayId);
+      const reason = textInput('reason', 'reason', 250, 'Reason for resolving ' + a.gatewayId);
+      const resolve = button('Resolve', 'resolve-adjustment secondary',
+        b => resolveAdjustment(a.gatewayId, reference.value, reason.value, b, done));
       actions.append(reference, ' ', reason, ' ', resolve);
     }
     if (!actions.childNodes.length) {
