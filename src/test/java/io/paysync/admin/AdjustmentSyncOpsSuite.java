@@ -3,18 +3,13 @@ package io.paysync.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The operator's and the shop's side of the adjustments' sync, against a real runtime over HTTP: an adjustment's
@@ -22,35 +17,12 @@ import org.junit.jupiter.api.TestInstance;
  * adjustments' sync in the shop's order view and the operator's history. Adjustments are seeded in the states each
  * test needs with SQL. One subclass per database runs all of it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AdjustmentSyncOpsSuite {
+public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
 
     /** Gateway ids as the gateways make them: colons are common (a dispute's outcome, a refund's attempt). */
     static final String REFUND = "re:1";
 
     static final String CHARGEBACK = "dp_9:lost";
-
-    protected PaysyncInstance app;
-
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeAll
-    void startRuntime() throws Exception {
-        app = PaysyncInstance.start(createDatabase());
-    }
-
-    @AfterAll
-    void stopRuntime() throws Exception {
-        if (app != null) {
-            app.close();
-            app.database().close();
-        }
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        app.database().reset();
-    }
 
     // ----- Retry -----
 
