@@ -3,18 +3,13 @@ package io.paysync.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.paysync.support.PaysyncInstance;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The operator's and the shop's side of the adjustments' sync, against a real runtime over HTTP: an adjustment's
@@ -22,35 +17,12 @@ import org.junit.jupiter.api.TestInstance;
  * adjustments' sync in the shop's order view and the operator's history. Adjustments are seeded in the states each
  * test needs with SQL. One subclass per database runs all of it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AdjustmentSyncOpsSuite {
+public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
 
     /** Gateway ids as the gateways make them: colons are common (a dispute's outcome, a refund's attempt). */
     static final String REFUND = "re:1";
 
     static final String CHARGEBACK = "dp_9:lost";
-
-    protected PaysyncInstance app;
-
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeAll
-    void startRuntime() throws Exception {
-        app = PaysyncInstance.start(createDatabase());
-    }
-
-    @AfterAll
-    void stopRuntime() throws Exception {
-        if (app != null) {
-            app.close();
-            app.database().close();
-        }
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        app.database().reset();
-    }
 
     // ----- Retry -----
 
@@ -66,7 +38,7 @@ public abstract class AdjustmentSyncOpsSuite {
         // An order's key of the same text is another processor's: the retry leaves it alone.
         sendKey("third-party-create", REFUND);
 
-        Response r = app.post(adjustment(REFUND, "retry-sync"), null, new byte[0], app.admin());
+        Response r = retry(REFUND);
 
         assertThat(r.status()).as(r.toString()).isEqualTo(202);
         assertThat(r.json().get("gatewayId").asText()).isEqualTo(REFUND);
@@ -77,13 +49,7 @@ public abstract class AdjustmentSyncOpsSuite {
         assertThat(column(REFUND, "claim_token")).isNull();
         assertThat(sendKeys("third-party-adjustment", REFUND)).isZero();
         assertThat(sendKeys("third-party-create", REFUND)).isEqualTo(1);
-        JsonNode t = lastTransition("A-1");
-        assertThat(t.get("machine").asText()).isEqualTo("adjustment-sync");
-        assertThat(t.get("from").asText()).isEqualTo("Failed");
-        assertThat(t.get("to").asText()).isEqualTo("Pending");
-        assertThat(t.get("actor").asText()).isEqualTo("operator");
-        assertThat(t.get("cause").asText()).isEqualTo("operator retry-sync");
-        assertThat(t.get("detail").asText()).contains(REFUND);
+        assertOperatorTransition("A-1", "Failed", "Pending", "operator retry-sync", REFUND);
         // The order itself is not touched.
         assertThat(app.column("A-1", "sync_status")).isEqualTo("Pending");
     }
@@ -96,7 +62,7 @@ public abstract class AdjustmentSyncOpsSuite {
             sync(REFUND, state, state.equals("Completed") ? "third_party_guid = 'g-1'" : "third_party_guid = NULL");
             var before = app.snapshot();
 
-            Response r = app.post(adjustment(REFUND, "retry-sync"), null, new byte[0], app.admin());
+            Response r = retry(REFUND);
 
             assertThat(r.status()).as(state).isEqualTo(409);
             assertThat(r.error()).as(state).isEqualTo("adjustment-not-dead-lettered");
@@ -118,7 +84,7 @@ public abstract class AdjustmentSyncOpsSuite {
             assertThat(r.json().get("message").asText()).isEqualTo("No adjustment re:2");
         }
         // A gateway id no adjustment can have (a space) is as unknown.
-        Response spaced = app.post(adjustment("re 1", "retry-sync"), null, new byte[0], app.admin());
+        Response spaced = retry("re 1");
         assertThat(spaced.status()).isEqualTo(404);
         assertThat(spaced.error()).isEqualTo("unknown-adjustment");
         assertThat(app.snapshot()).isEqualTo(before);
@@ -147,10 +113,7 @@ public abstract class AdjustmentSyncOpsSuite {
         finalRefund("A-1", REFUND);
         sync(REFUND, "Manual", "last_sync_error = 'the third party takes no adjustments'");
 
-        Response r = app.postJson(
-                adjustment(REFUND, "resolve"),
-                "{\"thirdPartyGuid\":\"CN-2024-17\",\"reason\":\"credit note entered by hand\"}",
-                app.admin());
+        Response r = resolve(REFUND, "CN-2024-17", "credit note entered by hand");
 
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
         assertThat(r.json().get("syncStatus").asText()).isEqualTo("Completed");
@@ -159,13 +122,8 @@ public abstract class AdjustmentSyncOpsSuite {
         assertThat(r.json().get("resolvedBy").asText()).isEqualTo("operator: credit note entered by hand");
         assertThat(column(REFUND, "resolved_by")).isEqualTo("operator: credit note entered by hand");
         assertThat(column(REFUND, "synced_at")).isNotNull();
-        JsonNode t = lastTransition("A-1");
-        assertThat(t.get("machine").asText()).isEqualTo("adjustment-sync");
-        assertThat(t.get("from").asText()).isEqualTo("Manual");
-        assertThat(t.get("to").asText()).isEqualTo("Completed");
-        assertThat(t.get("actor").asText()).isEqualTo("operator");
-        assertThat(t.get("cause").asText()).isEqualTo("operator resolve");
-        assertThat(t.get("detail").asText()).contains(REFUND, "CN-2024-17", "credit note entered by hand");
+        assertOperatorTransition(
+                "A-1", "Manual", "Completed", "operator resolve", REFUND, "CN-2024-17", "credit note entered by hand");
     }
 
     @Test
@@ -173,20 +131,14 @@ public abstract class AdjustmentSyncOpsSuite {
         finalChargeback("A-1", CHARGEBACK);
         sync(CHARGEBACK, "Failed", "sync_attempts = 5, last_sync_error = 'HTTP 422', claim_token = 'tok-9'");
 
-        Response r = app.postJson(
-                adjustment(CHARGEBACK, "resolve"),
-                "{\"thirdPartyGuid\":\"tp-77\",\"reason\":\"found at the third party\"}",
-                app.admin());
+        Response r = resolve(CHARGEBACK, "tp-77", "found at the third party");
 
         assertThat(r.status()).as(r.toString()).isEqualTo(200);
         assertThat(r.json().get("syncStatus").asText()).isEqualTo("Completed");
         assertThat(r.json().get("kind").asText()).isEqualTo("chargeback");
         assertThat(column(CHARGEBACK, "third_party_guid")).isEqualTo("tp-77");
         assertThat(column(CHARGEBACK, "claim_token")).isNull();
-        JsonNode t = lastTransition("A-1");
-        assertThat(t.get("from").asText()).isEqualTo("Failed");
-        assertThat(t.get("to").asText()).isEqualTo("Completed");
-        assertThat(t.get("detail").asText()).contains(CHARGEBACK);
+        assertOperatorTransition("A-1", "Failed", "Completed", "operator resolve", CHARGEBACK);
     }
 
     @Test
@@ -196,8 +148,7 @@ public abstract class AdjustmentSyncOpsSuite {
             sync(REFUND, state, state.equals("Completed") ? "third_party_guid = 'g-1'" : "third_party_guid = NULL");
             var before = app.snapshot();
 
-            Response r = app.postJson(
-                    adjustment(REFUND, "resolve"), "{\"thirdPartyGuid\":\"g-2\",\"reason\":\"by hand\"}", app.admin());
+            Response r = resolve(REFUND, "g-2", "by hand");
 
             assertThat(r.status()).as(state).isEqualTo(409);
             assertThat(r.error()).as(state).isEqualTo("adjustment-not-to-handle");
@@ -256,7 +207,7 @@ public abstract class AdjustmentSyncOpsSuite {
     @Test
     void should_answer_the_error_shape_of_the_orders_actions() throws Exception {
         finalRefund("A-1", REFUND);
-        Response r = app.post(adjustment(REFUND, "retry-sync"), null, new byte[0], app.admin());
+        Response r = retry(REFUND);
         assertThat(r.contentType()).startsWith("application/json");
         List<String> fields = new ArrayList<>();
         r.json().fieldNames().forEachRemaining(fields::add);
@@ -409,6 +360,34 @@ public abstract class AdjustmentSyncOpsSuite {
         List<String> ids = new ArrayList<>();
         list.forEach(a -> ids.add(a.get("gatewayId").asText()));
         return ids;
+    }
+
+    /** The operator's retry of an adjustment's sync. */
+    private Response retry(String gatewayId) throws Exception {
+        return app.post(adjustment(gatewayId, "retry-sync"), null, new byte[0], app.admin());
+    }
+
+    /** The operator's resolve of an adjustment, with its record at the third party and why. */
+    private Response resolve(String gatewayId, String thirdPartyGuid, String reason) throws Exception {
+        return app.postJson(
+                adjustment(gatewayId, "resolve"),
+                "{\"thirdPartyGuid\":\"" + thirdPartyGuid + "\",\"reason\":\"" + reason + "\"}",
+                app.admin());
+    }
+
+    /**
+     * The order's last history row is the operator's move of an adjustment's sync from {@code from} to {@code to},
+     * with its cause and a detail that names each of {@code detail}.
+     */
+    private void assertOperatorTransition(String orderNumber, String from, String to, String cause, String... detail)
+            throws Exception {
+        JsonNode t = lastTransition(orderNumber);
+        assertThat(t.get("machine").asText()).isEqualTo("adjustment-sync");
+        assertThat(t.get("from").asText()).isEqualTo(from);
+        assertThat(t.get("to").asText()).isEqualTo(to);
+        assertThat(t.get("actor").asText()).isEqualTo("operator");
+        assertThat(t.get("cause").asText()).isEqualTo(cause);
+        assertThat(t.get("detail").asText()).contains(detail);
     }
 
     private JsonNode lastTransition(String orderNumber) throws Exception {

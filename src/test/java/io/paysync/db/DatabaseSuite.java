@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.support.HostileBodies;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -35,41 +35,14 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.assertj.core.api.Assertions;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The database suite: the orders API, every answer of the callback (openapi/paysync.yaml), the operator API, races and
  * hostile input, against a real runtime over HTTP. One subclass per database runs all of it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class DatabaseSuite {
-
-    protected PaysyncInstance app;
-
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeAll
-    void startRuntime() throws Exception {
-        app = PaysyncInstance.start(createDatabase());
-    }
-
-    @AfterAll
-    void stopRuntime() throws Exception {
-        if (app != null) {
-            app.close();
-            app.database().close();
-        }
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        app.database().reset();
-    }
+public abstract class DatabaseSuite extends OneRuntimeSuite {
 
     // ----- Orders API -----
 

@@ -4,9 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
-import io.paysync.support.PaysyncInstance;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -21,51 +20,38 @@ import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The retention purge on a real database: what is older than its retention goes, in batches, and nothing else;
  * refused callbacks go sooner; the append-only triggers let the purge delete and nobody else; and callbacks go on
  * being answered while it runs.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class RetentionSuite {
+public abstract class RetentionSuite extends OneRuntimeSuite {
 
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    private PaysyncInstance app;
     private RetentionPurge purge;
 
+    /** Small batches, so a backlog takes several; retentions of different lengths, so a test can tell them apart. */
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of(
+                "paysync.retention.batch-size",
+                "50",
+                "paysync.retention.refused-callback-days",
+                "7",
+                "paysync.retention.callback-days",
+                "90",
+                "paysync.retention.history-days",
+                "730",
+                "paysync.retention.anomaly-days",
+                "365");
+    }
+
+    /** Runs after the runtime has started: the superclass's set-up runs first. */
     @BeforeAll
-    void start() throws Exception {
-        app = PaysyncInstance.start(
-                createDatabase(),
-                Map.of(
-                        "paysync.retention.batch-size",
-                        "50",
-                        "paysync.retention.refused-callback-days",
-                        "7",
-                        "paysync.retention.callback-days",
-                        "90",
-                        "paysync.retention.history-days",
-                        "730",
-                        "paysync.retention.anomaly-days",
-                        "365"));
+    void findPurge() {
         purge = app.bean("retentionPurge", RetentionPurge.class);
-    }
-
-    @AfterAll
-    void stop() throws Exception {
-        app.close();
-    }
-
-    @BeforeEach
-    void reset() throws Exception {
-        app.database().reset();
     }
 
     @Test

@@ -5,47 +5,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paysync.observe.BusinessMetricsTest.Sample;
 import io.paysync.observe.BusinessMetricsTest.Scrape;
-import io.paysync.support.PaysyncInstance;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * The adjustments' metrics from a real scrape: {@code paysync_adjustments{kind, status, sync}} with every triple there
  * can be, and {@code paysync_adjustment_oldest_unsent_seconds}, as operators resolve what they hold up. Adjustments
  * are seeded in their states with SQL. One subclass per database runs all of it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AdjustmentMetricsSuite {
+public abstract class AdjustmentMetricsSuite extends OneRuntimeSuite {
 
-    protected PaysyncInstance app;
-
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeAll
-    void startRuntime() throws Exception {
-        app = PaysyncInstance.start(createDatabase(), Map.of("paysync.metrics.refresh-ms", "0"));
-    }
-
-    @AfterAll
-    void stopRuntime() throws Exception {
-        if (app != null) {
-            app.close();
-            app.database().close();
-        }
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        app.database().reset();
+    /** The gauges read the database at every scrape, so each scrape sees the rows a test has just seeded. */
+    @Override
+    protected Map<String, String> settings() {
+        return Map.of("paysync.metrics.refresh-ms", "0");
     }
 
     @Test

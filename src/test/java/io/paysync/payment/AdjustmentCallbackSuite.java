@@ -3,9 +3,9 @@ package io.paysync.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -17,41 +17,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Refunds, chargebacks and their reversals through the signed callback (docs/gateways.md, "Refunds and chargebacks"):
  * every rule and refusal, duplicates and replays, the total rule under concurrency, against a real runtime over HTTP.
  * One subclass per database runs all of it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class AdjustmentCallbackSuite {
-
-    protected PaysyncInstance app;
-
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeAll
-    void startRuntime() throws Exception {
-        app = PaysyncInstance.start(createDatabase());
-    }
-
-    @AfterAll
-    void stopRuntime() throws Exception {
-        if (app != null) {
-            app.close();
-            app.database().close();
-        }
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        app.database().reset();
-    }
+public abstract class AdjustmentCallbackSuite extends OneRuntimeSuite {
 
     // ----- Refunds -----
 

@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.LogHygiene;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,11 +20,7 @@ import java.util.List;
 import java.util.Map;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 
 /**
  * Stripe's refunds and disputes through the example adapters (docs/gateways.md, "Adapting another gateway"): the
@@ -32,47 +28,29 @@ import org.junit.jupiter.api.TestInstance;
  * adapter's refund and dispute rows, recorded by the same adjustment rules as the callback's, once whichever source
  * reports them first. One subclass per database runs all of it.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-public abstract class StripeAdjustmentSuite {
+public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
 
     static final String STRIPE_SECRET = "whsec_stripeAdjustmentSuiteSecret0123456789";
     static final String PATH = "/api/gateways/stripe/webhook";
 
-    protected PaysyncInstance app;
     private Path stripeReports;
     private Path settlementInbox;
 
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeAll
-    void startRuntime() throws Exception {
+    /** The Stripe webhook and both settlement inboxes on, polled fast; the webhook's secret kept out of the log. */
+    @Override
+    protected Map<String, String> settings() throws Exception {
         LogHygiene.SECRETS.add(STRIPE_SECRET);
         stripeReports = Files.createTempDirectory("paysync-stripe-reports");
         settlementInbox = Files.createTempDirectory("paysync-settlement");
-        app = PaysyncInstance.start(
-                createDatabase(),
-                Map.of(
-                        "paysync.adapters.stripe.enabled", "true",
-                        "paysync.adapters.stripe.webhook-secret", STRIPE_SECRET,
-                        "paysync.settlement.inbox", settlementInbox.toString(),
-                        "paysync.settlement.poll-ms", "100",
-                        "paysync.settlement.stable-ms", "100",
-                        "paysync.adapters.stripe-settlement.inbox", stripeReports.toString(),
-                        "paysync.adapters.stripe-settlement.poll-ms", "100",
-                        "paysync.adapters.stripe-settlement.stable-ms", "100"));
-    }
-
-    @AfterAll
-    void stopRuntime() throws Exception {
-        if (app != null) {
-            app.close();
-            app.database().close();
-        }
-    }
-
-    @BeforeEach
-    void emptyTables() throws Exception {
-        app.database().reset();
+        return Map.of(
+                "paysync.adapters.stripe.enabled", "true",
+                "paysync.adapters.stripe.webhook-secret", STRIPE_SECRET,
+                "paysync.settlement.inbox", settlementInbox.toString(),
+                "paysync.settlement.poll-ms", "100",
+                "paysync.settlement.stable-ms", "100",
+                "paysync.adapters.stripe-settlement.inbox", stripeReports.toString(),
+                "paysync.adapters.stripe-settlement.poll-ms", "100",
+                "paysync.adapters.stripe-settlement.stable-ms", "100");
     }
 
     // ----- The webhook -----

@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
-import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Request;
 import io.paysync.support.ThirdPartyStub.Step;
@@ -16,13 +14,10 @@ import java.math.BigDecimal;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,58 +28,25 @@ import org.junit.jupiter.api.io.TempDir;
  * back off, resend in doubt with the same key, dead-letter; a takeover is fenced; without an adjustment request route
  * every one goes to Manual. The stub refuses an adjustment whose referred record does not exist, and counts it.
  */
-public abstract class AdjustmentSyncSuite {
-
-    protected TestDatabase database;
-    protected ThirdPartyStub stub;
-    private final List<PaysyncInstance> instances = new ArrayList<>();
+public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
 
     @TempDir
     Path routes;
 
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = createDatabase();
-        stub = ThirdPartyStub.start();
+    /** Four attempts and no in-process retry, so each failure is one request the tests count. */
+    @Override
+    protected Map<String, String> suiteDefaults() {
+        return Map.of("paysync.sync.max-attempts", "4", "paysync.sync.in-process-retries", "0");
     }
 
+    /** After the workers have stopped, so that none sends anything after the check. */
+    @Override
     @AfterEach
     void tearDown() throws Exception {
-        for (PaysyncInstance i : instances) {
-            i.close();
-        }
-        stub.close();
-        database.close();
+        super.tearDown();
         assertThat(stub.adjustmentsBeforeTheirRecord())
                 .as("adjustments sent before the record they refer to existed")
                 .isZero();
-    }
-
-    private PaysyncInstance worker(Map<String, String> extra) throws Exception {
-        Map<String, String> props = new HashMap<>();
-        props.put("paysync.sync.enabled", "true");
-        props.put("paysync.third-party.url", stub.url());
-        props.put("paysync.sync.period-ms", "50");
-        props.put("paysync.sync.lease-seconds", "5");
-        props.put("paysync.sync.max-attempts", "4");
-        props.put("paysync.sync.backoff-base-ms", "50");
-        props.put("paysync.sync.backoff-max-ms", "200");
-        props.put("paysync.sync.in-process-retries", "0");
-        props.put("paysync.third-party.connect-timeout-ms", "500");
-        props.put("paysync.third-party.response-timeout-ms", "1000");
-        props.put("camel.resilience4j.minimumNumberOfCalls", "1000");
-        props.put("camel.resilience4j.slidingWindowSize", "1000");
-        props.put("paysync.sync.worker-id", "worker-" + (instances.size() + 1));
-        props.putAll(extra);
-        PaysyncInstance instance = PaysyncInstance.start(database, props);
-        instances.add(instance);
-        return instance;
-    }
-
-    private PaysyncInstance worker() throws Exception {
-        return worker(Map.of());
     }
 
     // ----- Sent once, in order -----

@@ -9,7 +9,6 @@ import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestClock;
-import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Fault;
 import io.paysync.support.ThirdPartyStub.Step;
@@ -36,69 +35,26 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.camel.CamelContext;
 import org.apache.camel.builder.AdviceWith;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * The sync to the third party against a real HTTP server standing in for it, one subclass per database. Each test
  * starts its own runtime(s) with fast timers; the stub records every request and injects faults.
  */
-public abstract class SyncSuite {
+public abstract class SyncSuite extends SyncWorkersSuite {
 
-    protected TestDatabase database;
-    protected ThirdPartyStub stub;
-    protected final List<PaysyncInstance> instances = new ArrayList<>();
-
-    protected abstract TestDatabase createDatabase() throws Exception;
-
-    @BeforeEach
-    void setUp() throws Exception {
-        database = createDatabase();
-        stub = ThirdPartyStub.start();
-    }
-
-    @AfterEach
-    void tearDown() throws Exception {
-        for (PaysyncInstance i : instances) {
-            i.close();
-        }
-        stub.close();
-        database.close();
-    }
-
-    /** A worker with fast timers; extra settings override. */
-    protected PaysyncInstance worker(Map<String, String> extra) throws Exception {
-        PaysyncInstance instance = PaysyncInstance.start(database, withDefaults(extra));
-        instances.add(instance);
-        return instance;
-    }
-
-    /** Fast timers and a worker id of its own; extra settings override. */
-    protected Map<String, String> withDefaults(Map<String, String> extra) {
-        Map<String, String> props = new HashMap<>();
-        props.put("paysync.sync.enabled", "true");
-        props.put("paysync.third-party.url", stub.url());
-        props.put("paysync.sync.period-ms", "50");
-        props.put("paysync.sync.batch-size", "50");
-        props.put("paysync.sync.lease-seconds", "5");
-        props.put("paysync.sync.max-attempts", "5");
-        props.put("paysync.sync.backoff-base-ms", "50");
-        props.put("paysync.sync.backoff-max-ms", "200");
-        props.put("paysync.sync.in-process-retries", "1");
-        props.put("paysync.sync.in-process-retry-delay-ms", "10");
-        props.put("paysync.third-party.connect-timeout-ms", "500");
-        props.put("paysync.third-party.response-timeout-ms", "1000");
-        props.put("camel.resilience4j.minimumNumberOfCalls", "1000");
-        props.put("camel.resilience4j.slidingWindowSize", "1000");
-        props.put("camel.resilience4j.waitDurationInOpenState", "1");
-        props.put("paysync.sync.worker-id", "worker-" + (instances.size() + 1));
-        props.putAll(extra);
-        return props;
-    }
-
-    protected PaysyncInstance worker() throws Exception {
-        return worker(Map.of());
+    /**
+     * Five attempts, each with one quick in-process retry; claims of up to 50 orders; a breaker a test opens is tried
+     * again within a second.
+     */
+    @Override
+    protected Map<String, String> suiteDefaults() {
+        return Map.of(
+                "paysync.sync.batch-size", "50",
+                "paysync.sync.max-attempts", "5",
+                "paysync.sync.in-process-retries", "1",
+                "paysync.sync.in-process-retry-delay-ms", "10",
+                "camel.resilience4j.waitDurationInOpenState", "1");
     }
 
     protected void awaitSyncStatus(PaysyncInstance app, String orderNumber, String status) {
@@ -1125,8 +1081,7 @@ public abstract class SyncSuite {
         seeder.execute(leased("LEASE-5", "Processing", now, 1, "live-worker"));
 
         props.put("paysync.sync.enabled", "true");
-        PaysyncInstance app = PaysyncInstance.start(database, withDefaults(props), Map.of("paysyncClock", clock));
-        instances.add(app);
+        PaysyncInstance app = worker(props, Map.of("paysyncClock", clock));
 
         awaitSyncStatus(app, "LEASE-0", "Completed");
         awaitSyncStatus(app, "LEASE-2", "Failed");
