@@ -103,8 +103,12 @@ public final class ThirdPartyStub implements AutoCloseable {
         }
     }
 
-    /** What the stub did with a request: the status it answered (0: none), the record's id and whether it is new. */
-    public record Answer(Request request, Fault fault, int status, String recordId, boolean created) {}
+    /**
+     * What the stub did with a request: the status it answered (0: none), the record's id and whether it is new;
+     * {@code atNanos}: taken before the answer is sent, so a record it names existed by then and anything the caller
+     * did on reading the answer comes after.
+     */
+    public record Answer(Request request, Fault fault, int status, String recordId, boolean created, long atNanos) {}
 
     /**
      * Told about every request on arrival (before any record is created) and after its answer is sent or dropped; the
@@ -405,10 +409,10 @@ public final class ThirdPartyStub implements AutoCloseable {
                             false);
                 case NON_JSON -> answer(ex, request, fault, 200, "<html>created?</html>", null, null, false);
                 case NO_ID -> answer(ex, request, fault, 201, "{\"status\":\"ok\"}", null, null, false);
-                case DROP -> observer.answered(new Answer(request, fault, 0, null, false));
+                case DROP -> observer.answered(new Answer(request, fault, 0, null, false, System.nanoTime()));
                 case CREATE_THEN_DROP -> { // closing without headers: the client gets no answer
                     Created c = create(key, orderNumber);
-                    observer.answered(new Answer(request, fault, 0, c.id, c.created));
+                    observer.answered(new Answer(request, fault, 0, c.id, c.created, System.nanoTime()));
                 }
                 case HANG_THEN_CREATE -> {
                     try {
@@ -473,10 +477,11 @@ public final class ThirdPartyStub implements AutoCloseable {
             String recordId,
             boolean created)
             throws IOException {
+        long at = System.nanoTime();
         try {
             respond(ex, status, body, retryAfter);
         } finally {
-            observer.answered(new Answer(request, fault, status, recordId, created));
+            observer.answered(new Answer(request, fault, status, recordId, created, at));
         }
     }
 
