@@ -88,7 +88,7 @@ class ChaosRunTest {
     private static final int KILL_AT_RECEIVED_EVERY = Math.max(97, ORDERS / 10 + 1);
 
     private static final int KILL_AT_ANSWERED_EVERY = Math.max(89, ORDERS / 11);
-    /** The same for adjustment creates, of which there are about a third as many as orders. */
+    /** The same for adjustment creates, of which there are about a quarter as many as orders. */
     private static final int KILL_AT_ADJUSTMENT_RECEIVED_EVERY = Math.max(29, ORDERS / 30 + 1);
 
     private static final int KILL_AT_ADJUSTMENT_ANSWERED_EVERY = Math.max(31, ORDERS / 33);
