@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * A real HTTP server standing in for the third party (docs/third-party.md): idempotent create keyed by Idempotency-Key,
  * lookup by order number, a log of every request, and faults injected per request from a script. Adjustments
  * ({@code /adjustments}) are records of their own, keyed and looked up by their gateway id, and refused with 422 when
- * the record they refer to (the order's, or a reversal's chargeback's) does not exist: counted in
+ * the record they refer to (the order's, or a reversal's chargeback's) does not exist or is not named: counted in
  * {@link #adjustmentsBeforeTheirRecord()}, which Paysync must keep at zero. Scripts, requests and record counts take
  * an adjustment's gateway id where they take an order number.
  */
@@ -124,6 +124,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private static final Pattern ADJUSTMENT_ID = Pattern.compile("\"adjustmentId\"\\s*:\\s*\"([^\"]*)\"");
     private static final Pattern REFERS_TO = Pattern.compile("\"refersTo\"\\s*:\\s*\"([^\"]*)\"");
     private static final Pattern REVERSES = Pattern.compile("\"reverses\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern KIND = Pattern.compile("\"kind\"\\s*:\\s*\"([^\"]*)\"");
 
     private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
     private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();
@@ -296,6 +297,7 @@ public final class ThirdPartyStub implements AutoCloseable {
             String adjustmentId = null;
             String refersTo = null;
             String reverses = null;
+            String kind = null;
             String q = ex.getRequestURI().getRawQuery();
             if ("GET".equals(method) && adjustment) {
                 adjustmentId = q != null && q.startsWith("adjustmentId=")
@@ -309,6 +311,7 @@ public final class ThirdPartyStub implements AutoCloseable {
                 adjustmentId = find(ADJUSTMENT_ID, body);
                 refersTo = find(REFERS_TO, body);
                 reverses = find(REVERSES, body);
+                kind = find(KIND, body);
             } else {
                 orderNumber = find(ORDER_NUMBER, body);
             }
@@ -369,7 +372,8 @@ public final class ThirdPartyStub implements AutoCloseable {
             if (adjustment
                     && (refersTo == null
                             || recordSubjects.get(refersTo) == null
-                            || (reverses != null && recordSubjects.get(reverses) == null))) {
+                            || (reverses != null && recordSubjects.get(reverses) == null)
+                            || ("chargeback-reversed".equals(kind) && reverses == null))) {
                 adjustmentsBeforeTheirRecord.incrementAndGet();
                 answer(
                         ex,
