@@ -40,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,6 +48,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -64,10 +67,12 @@ import org.junit.jupiter.api.io.TempDir;
  * (an adjustment event taken is stored once in the state it reported, a duplicate changes nothing, the total rule
  * holds and every refusal is one the history cannot contradict).
  * <p>
- * Adjustments are not sent to the third party yet, so what A1 promises ("never sent before its order's record") is
- * checked as what holds now: no adjustment leaves its sync Pending and the third party receives no request keyed by
- * an adjustment's gateway id. The check that each one is sent only after its order's record comes with the
- * adjustments' sync.
+ * The Final adjustments of synced orders are sent to the third party through the same faults and kills (every n-th
+ * adjustment create received or answered kills its worker too); each adjustment request is recorded with the
+ * adjustment's status and its order's sync read from the database on arrival, and after the run the records the
+ * third party holds per adjustment: A1 (never sent before it is Final, nor before its order's record, nor a reversal
+ * before its chargeback's; the third party also counts creates that named no record, which must stay zero) and A2
+ * (each Final adjustment of a synced order Completed with its one record's id).
  * <p>
  * Short by default (1,000 orders, in {@code .ci/run}). The long run:
  * {@code mvn test -Dtest=ChaosRunTest -Dpaysync.chaos.orders=10000}. {@code -Dpaysync.chaos.seed=N} replays the
@@ -83,6 +88,10 @@ class ChaosRunTest {
     private static final int KILL_AT_RECEIVED_EVERY = Math.max(97, ORDERS / 10 + 1);
 
     private static final int KILL_AT_ANSWERED_EVERY = Math.max(89, ORDERS / 11);
+    /** The same for adjustment creates, of which there are about a quarter as many as orders. */
+    private static final int KILL_AT_ADJUSTMENT_RECEIVED_EVERY = Math.max(29, ORDERS / 30 + 1);
+
+    private static final int KILL_AT_ADJUSTMENT_ANSWERED_EVERY = Math.max(31, ORDERS / 33);
     private static final String WORKER_APP = "paysync-chaos-worker";
     private static final String AMOUNT = "12.34";
     /** The order's amount in cents, for the refunds and chargebacks that add up against it. */
@@ -97,6 +106,17 @@ class ChaosRunTest {
     private static final String REVERSAL = "chargeback-reversed";
     private static final String UNSYNCED = "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"
             + " AND sync_status NOT IN ('Completed', 'Failed')";
+    /**
+     * Final adjustments of synced orders not yet sent; a reversal whose chargeback was handed to an operator waits for
+     * them, so it is not waited for here.
+     */
+    private static final String UNSYNCED_ADJUSTMENTS = "SELECT COUNT(*) FROM adjustments a JOIN orders o"
+            + " ON o.order_number = a.order_number WHERE a.status = 'Final' AND o.sync_status = 'Completed'"
+            + " AND a.sync_status IN ('Pending', 'Processing') AND NOT EXISTS (SELECT 1 FROM adjustments c"
+            + " WHERE c.gateway_id = a.reverses AND c.sync_status IN ('Failed', 'Manual'))";
+
+    private static final Pattern REVERSES = Pattern.compile("\"reverses\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern ORDER_NUMBER = Pattern.compile("\"orderNumber\"\\s*:\\s*\"([^\"]*)\"");
 
     @TempDir
     Path workDir;
@@ -110,6 +130,8 @@ class ChaosRunTest {
     private final ExecutorService lanes = Executors.newCachedThreadPool();
 
     private Workers workers;
+    /** The third party's count of adjustment creates that named no record (A1): must stay zero. */
+    private int adjustmentsBeforeTheirRecord;
 
     @Test
     void should_lose_duplicate_and_send_early_nothing_under_kills_terminations_and_third_party_faults()
@@ -156,7 +178,8 @@ class ChaosRunTest {
                 try {
                     await().atMost(Duration.ofSeconds(60 + ORDERS / 20))
                             .pollInterval(Duration.ofSeconds(1))
-                            .until(() -> count(observer, UNSYNCED) <= ORDERS / 100);
+                            .until(() ->
+                                    count(observer, UNSYNCED) + count(observer, UNSYNCED_ADJUSTMENTS) <= ORDERS / 100);
                 } catch (ConditionTimeoutException e) {
                     // the faults stop anyway; settling decides
                 }
@@ -172,12 +195,19 @@ class ChaosRunTest {
                 lanes.shutdownNow();
                 workers.closeAll();
             }
-            recordFinalStates(observer);
+            recordFinalStates(observer, stub);
+            adjustmentsBeforeTheirRecord = stub.adjustmentsBeforeTheirRecord();
         }
         HistoryChecker.Result result = HistoryChecker.check(history);
         String report = String.format(
-                "chaos run: %d orders, %d workers, seed %d, %d s%n%s",
-                ORDERS, WORKERS, SEED, secondsSince(started), result.report());
+                "chaos run: %d orders, %d workers, seed %d, %d s%n%s  %-34s %d%n",
+                ORDERS,
+                WORKERS,
+                SEED,
+                secondsSince(started),
+                result.report(),
+                "adjustments before their record",
+                adjustmentsBeforeTheirRecord);
         System.out.print(report);
         Path out = Path.of("target", "chaos");
         history.write(out.resolve("history-" + SEED + ".jsonl"));
@@ -202,6 +232,9 @@ class ChaosRunTest {
         assertThat(result.count(HistoryChecker.DUPLICATED)).as(report).isZero();
         assertThat(result.count(HistoryChecker.EARLY)).as(report).isZero();
         assertThat(result.count(HistoryChecker.UNEXPECTED)).as(report).isZero();
+        assertThat(adjustmentsBeforeTheirRecord)
+                .as("adjustment creates the third party refused for want of their record: " + report)
+                .isZero();
         assertThat(result.count(HistoryChecker.DEAD_LETTERED))
                 .as("max-attempts is set out of reach: " + report)
                 .isZero();
@@ -245,7 +278,16 @@ class ChaosRunTest {
                         n -> assertThat(n).isPositive())
                 .hasEntrySatisfying(
                         "adjustments stored chargeback-reversed/Final",
-                        n -> assertThat(n).isPositive());
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "adjustments Final, sync Completed", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "third-party adjustment records", n -> assertThat(n).isPositive());
+        // The faults met adjustment creates too: an error status, and a record created whose answer was lost.
+        assertThat(result.figures().keySet())
+                .as(report)
+                .anyMatch(k -> k.startsWith("  adjustment POST answered STATUS"))
+                .anyMatch(k -> k.startsWith("  adjustment POST answered CREATE_THEN_"));
         for (Fault f : List.of(
                 Fault.STATUS,
                 Fault.CREATE_THEN_DROP,
@@ -681,14 +723,19 @@ class ChaosRunTest {
     }
 
     /**
-     * Records what the third party sees, checks the payment status in the database at the moment a create arrives,
-     * and kills the calling worker on the spot at every n-th create received and every m-th create answered.
+     * Records what the third party sees, checks the payment status (for an adjustment: its status and its order's
+     * sync) in the database at the moment a request arrives, and kills the calling worker on the spot at every n-th
+     * create received and every m-th create answered (orders and adjustments counted apart).
      */
     private final class Recorder implements ThirdPartyStub.Observer {
         private final HikariDataSource observer;
         private final Map<Integer, Integer> workerByStubPort;
         private final AtomicInteger received = new AtomicInteger();
         private final AtomicInteger answered = new AtomicInteger();
+        private final AtomicInteger adjustmentsReceived = new AtomicInteger();
+        private final AtomicInteger adjustmentsAnswered = new AtomicInteger();
+        /** The order each adjustment request was about, for its answer. */
+        private final Map<String, String> orderOfAdjustment = new ConcurrentHashMap<>();
 
         Recorder(HikariDataSource observer, Map<Integer, Integer> workerByStubPort) {
             this.observer = observer;
@@ -697,10 +744,11 @@ class ChaosRunTest {
 
         @Override
         public void received(ThirdPartyStub.Request request) {
+            int worker = workerByStubPort.getOrDefault(request.port(), -1);
             if (request.adjustmentId() != null) {
+                receivedAdjustment(request, worker);
                 return;
             }
-            int worker = workerByStubPort.getOrDefault(request.port(), -1);
             history.add(new History.Request(
                     request.orderNumber(),
                     request.method(),
@@ -719,6 +767,7 @@ class ChaosRunTest {
         public void answered(ThirdPartyStub.Answer answer) {
             ThirdPartyStub.Request request = answer.request();
             if (request.adjustmentId() != null) {
+                answeredAdjustment(answer);
                 return;
             }
             history.add(new History.Answer(
@@ -728,7 +777,7 @@ class ChaosRunTest {
                     answer.status(),
                     answer.recordId(),
                     answer.created(),
-                    System.nanoTime()));
+                    answer.atNanos()));
             if ("POST".equals(request.method())
                     && answer.status() / 100 == 2
                     && answer.recordId() != null
@@ -736,6 +785,69 @@ class ChaosRunTest {
                     && chaos.get()) {
                 // The answer is on its way; the worker has not stored the GUID yet (or only just).
                 workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-response-sent");
+            }
+        }
+
+        private void receivedAdjustment(ThirdPartyStub.Request request, int worker) {
+            String id = request.adjustmentId();
+            String[] state = adjustmentState(id);
+            String order = state[0] != null ? state[0] : find(ORDER_NUMBER, request.body());
+            if (order != null) {
+                orderOfAdjustment.put(id, order);
+            }
+            history.add(new History.AdjustmentRequest(
+                    order,
+                    id,
+                    request.method(),
+                    request.idempotencyKey(),
+                    request.refersTo(),
+                    find(REVERSES, request.body()),
+                    worker,
+                    state[1],
+                    state[2],
+                    state[3],
+                    request.atNanos()));
+            if ("POST".equals(request.method())
+                    && adjustmentsReceived.incrementAndGet() % KILL_AT_ADJUSTMENT_RECEIVED_EVERY == 0
+                    && chaos.get()) {
+                workers.kill(worker, "kill-adjustment-request-received");
+            }
+        }
+
+        private void answeredAdjustment(ThirdPartyStub.Answer answer) {
+            ThirdPartyStub.Request request = answer.request();
+            history.add(new History.AdjustmentAnswer(
+                    orderOfAdjustment.get(request.adjustmentId()),
+                    request.adjustmentId(),
+                    request.method(),
+                    answer.fault().name(),
+                    answer.status(),
+                    answer.recordId(),
+                    answer.created(),
+                    answer.atNanos()));
+            if ("POST".equals(request.method())
+                    && answer.status() / 100 == 2
+                    && answer.recordId() != null
+                    && adjustmentsAnswered.incrementAndGet() % KILL_AT_ADJUSTMENT_ANSWERED_EVERY == 0
+                    && chaos.get()) {
+                workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-adjustment-response-sent");
+            }
+        }
+
+        /** The adjustment's order, status, and its order's sync status and GUID, as committed now. */
+        private String[] adjustmentState(String id) {
+            try (Connection c = observer.getConnection();
+                    PreparedStatement ps = c.prepareStatement("SELECT a.order_number, a.status, o.sync_status,"
+                            + " o.third_party_guid FROM adjustments a JOIN orders o ON o.order_number = a.order_number"
+                            + " WHERE a.gateway_id = ?")) {
+                ps.setString(1, id);
+                try (ResultSet rs = ps.executeQuery()) {
+                    return rs.next()
+                            ? new String[] {rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)}
+                            : new String[4];
+                }
+            } catch (SQLException e) {
+                return new String[] {null, "unreadable: " + e.getMessage(), null, null};
             }
         }
 
@@ -754,6 +866,11 @@ class ChaosRunTest {
                 return "unreadable: " + e.getMessage();
             }
         }
+    }
+
+    private static String find(Pattern pattern, String text) {
+        Matcher m = pattern.matcher(text == null ? "" : text);
+        return m.find() ? m.group(1) : null;
     }
 
     private void killAtRandom() {
@@ -799,17 +916,17 @@ class ChaosRunTest {
                     .pollInterval(Duration.ofSeconds(1))
                     .until(() -> {
                         workers.restartAllDead();
-                        return count(observer, UNSYNCED) == 0;
+                        return count(observer, UNSYNCED) == 0 && count(observer, UNSYNCED_ADJUSTMENTS) == 0;
                     });
         } catch (ConditionTimeoutException e) {
             // the checker reports what never settled as lost
         }
         System.out.printf(
-                "chaos run: settled after %d s (%d Paid orders not yet synced)%n",
-                secondsSince(started), count(observer, UNSYNCED));
+                "chaos run: settled after %d s (%d Paid orders, %d adjustments not yet synced)%n",
+                secondsSince(started), count(observer, UNSYNCED), count(observer, UNSYNCED_ADJUSTMENTS));
     }
 
-    private void recordFinalStates(HikariDataSource observer) throws SQLException {
+    private void recordFinalStates(HikariDataSource observer, ThirdPartyStub stub) throws SQLException {
         try (Connection c = observer.getConnection();
                 Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("SELECT order_number, payment_status, sync_status, third_party_guid,"
@@ -838,6 +955,11 @@ class ChaosRunTest {
                             rs.getString(8),
                             rs.getInt(9),
                             rs.getString(10)));
+                    history.add(new History.AdjustmentRecords(
+                            rs.getString(1),
+                            rs.getString(2),
+                            stub.recordsFor(rs.getString(2)),
+                            stub.idFor(rs.getString(2))));
                 }
             }
             try (ResultSet rs = s.executeQuery("SELECT order_number, machine, from_status, to_status, detail"

@@ -29,7 +29,7 @@ import java.util.regex.Pattern;
  * A real HTTP server standing in for the third party (docs/third-party.md): idempotent create keyed by Idempotency-Key,
  * lookup by order number, a log of every request, and faults injected per request from a script. Adjustments
  * ({@code /adjustments}) are records of their own, keyed and looked up by their gateway id, and refused with 422 when
- * the record they refer to (the order's, or a reversal's chargeback's) does not exist: counted in
+ * the record they refer to (the order's, or a reversal's chargeback's) does not exist or is not named: counted in
  * {@link #adjustmentsBeforeTheirRecord()}, which Paysync must keep at zero. Scripts, requests and record counts take
  * an adjustment's gateway id where they take an order number.
  */
@@ -103,8 +103,12 @@ public final class ThirdPartyStub implements AutoCloseable {
         }
     }
 
-    /** What the stub did with a request: the status it answered (0: none), the record's id and whether it is new. */
-    public record Answer(Request request, Fault fault, int status, String recordId, boolean created) {}
+    /**
+     * What the stub did with a request: the status it answered (0: none), the record's id and whether it is new;
+     * {@code atNanos}: taken before the answer is sent, so a record it names existed by then and anything the caller
+     * did on reading the answer comes after.
+     */
+    public record Answer(Request request, Fault fault, int status, String recordId, boolean created, long atNanos) {}
 
     /**
      * Told about every request on arrival (before any record is created) and after its answer is sent or dropped; the
@@ -120,6 +124,7 @@ public final class ThirdPartyStub implements AutoCloseable {
     private static final Pattern ADJUSTMENT_ID = Pattern.compile("\"adjustmentId\"\\s*:\\s*\"([^\"]*)\"");
     private static final Pattern REFERS_TO = Pattern.compile("\"refersTo\"\\s*:\\s*\"([^\"]*)\"");
     private static final Pattern REVERSES = Pattern.compile("\"reverses\"\\s*:\\s*\"([^\"]*)\"");
+    private static final Pattern KIND = Pattern.compile("\"kind\"\\s*:\\s*\"([^\"]*)\"");
 
     private final Map<String, String> idsByKey = new ConcurrentHashMap<>();
     private final Map<String, String> idsByOrder = new ConcurrentHashMap<>();
@@ -292,6 +297,7 @@ public final class ThirdPartyStub implements AutoCloseable {
             String adjustmentId = null;
             String refersTo = null;
             String reverses = null;
+            String kind = null;
             String q = ex.getRequestURI().getRawQuery();
             if ("GET".equals(method) && adjustment) {
                 adjustmentId = q != null && q.startsWith("adjustmentId=")
@@ -305,6 +311,7 @@ public final class ThirdPartyStub implements AutoCloseable {
                 adjustmentId = find(ADJUSTMENT_ID, body);
                 refersTo = find(REFERS_TO, body);
                 reverses = find(REVERSES, body);
+                kind = find(KIND, body);
             } else {
                 orderNumber = find(ORDER_NUMBER, body);
             }
@@ -365,7 +372,8 @@ public final class ThirdPartyStub implements AutoCloseable {
             if (adjustment
                     && (refersTo == null
                             || recordSubjects.get(refersTo) == null
-                            || (reverses != null && recordSubjects.get(reverses) == null))) {
+                            || (reverses != null && recordSubjects.get(reverses) == null)
+                            || ("chargeback-reversed".equals(kind) && reverses == null))) {
                 adjustmentsBeforeTheirRecord.incrementAndGet();
                 answer(
                         ex,
@@ -405,10 +413,10 @@ public final class ThirdPartyStub implements AutoCloseable {
                             false);
                 case NON_JSON -> answer(ex, request, fault, 200, "<html>created?</html>", null, null, false);
                 case NO_ID -> answer(ex, request, fault, 201, "{\"status\":\"ok\"}", null, null, false);
-                case DROP -> observer.answered(new Answer(request, fault, 0, null, false));
+                case DROP -> observer.answered(new Answer(request, fault, 0, null, false, System.nanoTime()));
                 case CREATE_THEN_DROP -> { // closing without headers: the client gets no answer
                     Created c = create(key, orderNumber);
-                    observer.answered(new Answer(request, fault, 0, c.id, c.created));
+                    observer.answered(new Answer(request, fault, 0, c.id, c.created, System.nanoTime()));
                 }
                 case HANG_THEN_CREATE -> {
                     try {
@@ -473,10 +481,11 @@ public final class ThirdPartyStub implements AutoCloseable {
             String recordId,
             boolean created)
             throws IOException {
+        long at = System.nanoTime();
         try {
             respond(ex, status, body, retryAfter);
         } finally {
-            observer.answered(new Answer(request, fault, status, recordId, created));
+            observer.answered(new Answer(request, fault, status, recordId, created, at));
         }
     }
 

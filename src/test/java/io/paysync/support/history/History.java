@@ -15,9 +15,10 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * Everything a run did and saw, Jepsen-style: every callback with its answer (status 0 = no answer: unknown, the
  * delivery may or may not have taken effect), every cancel the shop sent and every refund or chargeback event the
  * gateway sent, with their answers, every request the third party received with the order's payment status read from
- * the database at that moment, every answer it gave (and whether it created a record), every fault the run injected,
- * and after the run each order's final state, its adjustments, its payment and adjustment history and the anomalies
- * recorded. {@link HistoryChecker} judges it afterwards.
+ * the database at that moment, every adjustment request with the adjustment's and its order's state at that moment,
+ * every answer it gave (and whether it created a record), every fault the run injected, and after the run each
+ * order's final state, its adjustments with the records the third party holds for them, its payment and adjustment
+ * history and the anomalies recorded. {@link HistoryChecker} judges it afterwards.
  */
 public final class History {
 
@@ -36,6 +37,9 @@ public final class History {
                     AdjustmentCallback,
                     Request,
                     Answer,
+                    AdjustmentRequest,
+                    AdjustmentAnswer,
+                    AdjustmentRecords,
                     Fault,
                     Final,
                     StoredAdjustment,
@@ -90,6 +94,40 @@ public final class History {
     public record Answer(
             String order, String method, String fault, int status, String recordId, boolean created, long atNanos)
             implements Event {}
+
+    /**
+     * An adjustment request the third party received (a create, or a lookup by its gateway id): the order it belongs
+     * to, what it refers to ({@code refersTo}: the order's record; {@code reverses}: a reversal's chargeback's record)
+     * and, read from the database at that moment, the adjustment's status and its order's sync status and GUID.
+     */
+    public record AdjustmentRequest(
+            String order,
+            String adjustment,
+            String method,
+            String idempotencyKey,
+            String refersTo,
+            String reverses,
+            int worker,
+            String statusAtReceipt,
+            String orderSyncAtReceipt,
+            String orderGuidAtReceipt,
+            long atNanos)
+            implements Event {}
+
+    /** The third party's answer to an adjustment request, as {@link Answer} for an order's. */
+    public record AdjustmentAnswer(
+            String order,
+            String adjustment,
+            String method,
+            String fault,
+            int status,
+            String recordId,
+            boolean created,
+            long atNanos)
+            implements Event {}
+
+    /** After the run: how many records the third party holds for an adjustment, and the id it answers with. */
+    public record AdjustmentRecords(String order, String adjustment, int records, String recordId) implements Event {}
 
     /** A fault the run injected outside the third party: a worker killed, a database connection terminated. */
     public record Fault(String kind, String detail, long atNanos) implements Event {}

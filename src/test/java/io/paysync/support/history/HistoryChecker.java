@@ -1,6 +1,9 @@
 package io.paysync.support.history;
 
+import io.paysync.support.history.History.AdjustmentAnswer;
 import io.paysync.support.history.History.AdjustmentCallback;
+import io.paysync.support.history.History.AdjustmentRecords;
+import io.paysync.support.history.History.AdjustmentRequest;
 import io.paysync.support.history.History.Anomaly;
 import io.paysync.support.history.History.Answer;
 import io.paysync.support.history.History.Callback;
@@ -13,6 +16,7 @@ import io.paysync.support.history.History.StoredAdjustment;
 import io.paysync.support.history.History.Transition;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -33,13 +37,17 @@ import java.util.stream.Collectors;
  * answered {@code cancelled} without its order Cancelled and its one Pending -> Cancelled history row; a success
  * refused after the cancel without its {@code success-after-cancel} anomaly; an adjustment event answered
  * {@code recorded}, {@code final}, {@code void} or {@code already-recorded} whose adjustment is not stored in that
- * state, or stored without its history row; a refused adjustment event without its anomaly;</li>
+ * state, or stored without its history row; a refused adjustment event without its anomaly; a Final adjustment of a
+ * Completed order not Completed at the end, or Completed with another GUID than the third party's record for it
+ * (A2);</li>
  * <li><b>duplicated</b>: more than one record created at the third party; more than one move to Cancelled, or out of
  * Pending, in an order's history; more than one cancel answered {@code cancelled}; more {@code success-after-cancel}
- * anomalies than deliveries of that callback; an adjustment inserted or moved more than once in the history;</li>
+ * anomalies than deliveries of that callback; an adjustment inserted or moved more than once in the history; more
+ * than one record for an adjustment at the third party (A2);</li>
  * <li><b>early</b>: a create request arrived while the order's payment was not Paid in the database; an adjustment
- * that left its sync Pending, or a request keyed by an adjustment's gateway id (nothing sends adjustments yet, so
- * any is too early);</li>
+ * create that arrived while the adjustment was not Final, while its order's sync was not Completed, before its
+ * order's record was created or, for a reversal, before its chargeback's (A1); an adjustment whose sync left Pending
+ * though it is not Final or its order was never synced;</li>
  * <li><b>unexpected</b>: anything else that breaks a promise: a record for an order that is not Paid (Cancelled
  * included), a stored GUID that is not the third party's record, an acknowledged callback whose effect is not in the
  * final state (a lost write), a forged or mismatched callback that was accepted, a request about an order nobody
@@ -48,10 +56,11 @@ import java.util.stream.Collectors;
  * than reported, or in a state its history does not end in; an order's adjusted total that is not the sum of its
  * adjustments by the total rule or exceeds its amount (A4); a refusal the history shows was wrong (a refund refused as
  * exceeding the amount although everything that could have been held then still left room for it, a reversal refused
- * although its chargeback had been acknowledged before it was sent).</li>
+ * although its chargeback had been acknowledged before it was sent); an adjustment create that refers to another
+ * record than its order's (or its chargeback's); a request about an adjustment nobody stored.</li>
  * </ul>
- * Dead-lettered Paid orders are counted apart: they are not lost (an operator sees them), but a run that expects
- * none can require zero.
+ * Dead-lettered Paid orders and Failed or Manual adjustments are counted apart: they are not lost (an operator sees
+ * them), but a run that expects none can require zero.
  */
 public final class HistoryChecker {
 
@@ -127,6 +136,12 @@ public final class HistoryChecker {
                 group(history.all(StoredAdjustment.class), StoredAdjustment::order);
         Map<String, List<Transition>> transitions = group(history.all(Transition.class), Transition::order);
         Map<String, List<Anomaly>> anomalies = group(history.all(Anomaly.class), Anomaly::order);
+        Map<String, List<AdjustmentRequest>> adjustmentRequests =
+                group(history.all(AdjustmentRequest.class), AdjustmentRequest::order);
+        Map<String, List<AdjustmentAnswer>> adjustmentAnswers =
+                group(history.all(AdjustmentAnswer.class), AdjustmentAnswer::order);
+        Map<String, List<AdjustmentRecords>> adjustmentRecords =
+                group(history.all(AdjustmentRecords.class), AdjustmentRecords::order);
 
         Map<String, Map<String, String>> problems = new TreeMap<>();
         Set<String> everyOrder = new TreeSet<>(finals.keySet());
@@ -136,6 +151,8 @@ public final class HistoryChecker {
         everyOrder.addAll(cancels.keySet());
         everyOrder.addAll(adjustmentCallbacks.keySet());
         everyOrder.addAll(stored.keySet());
+        everyOrder.addAll(adjustmentRequests.keySet());
+        everyOrder.addAll(adjustmentAnswers.keySet());
 
         for (String order : everyOrder) {
             Final end = finals.get(order);
@@ -203,18 +220,19 @@ public final class HistoryChecker {
                     anomalies.getOrDefault(order, List.of()),
                     callbacks.getOrDefault(order, List.of()),
                     problems);
+            checkAdjustmentSync(
+                    order,
+                    end,
+                    answers.getOrDefault(order, List.of()),
+                    stored.getOrDefault(order, List.of()),
+                    adjustmentRequests.getOrDefault(order, List.of()),
+                    adjustmentAnswers.getOrDefault(order, List.of()),
+                    adjustmentRecords.getOrDefault(order, List.of()),
+                    problems);
         }
-        // Nothing sends adjustments yet: a request keyed by an adjustment's gateway id went out too early.
-        Set<String> adjustmentIds = new HashSet<>();
-        history.all(AdjustmentCallback.class).forEach(a -> adjustmentIds.add(a.gatewayId()));
-        history.all(StoredAdjustment.class).forEach(a -> adjustmentIds.add(a.gatewayId()));
-        for (Request r : history.all(Request.class)) {
-            if (r.idempotencyKey() != null && adjustmentIds.contains(r.idempotencyKey())) {
-                flag(
-                        problems,
-                        EARLY,
-                        r.order() != null ? r.order() : r.idempotencyKey(),
-                        "a request keyed by adjustment " + r.idempotencyKey() + ", though nothing sends adjustments");
+        for (AdjustmentRequest r : history.all(AdjustmentRequest.class)) {
+            if (r.order() == null) {
+                flag(problems, UNEXPECTED, r.adjustment(), "a request about an adjustment nobody stored");
             }
         }
 
@@ -268,6 +286,25 @@ public final class HistoryChecker {
                 .forEach(figures::put);
         figures.put("third-party records", (int)
                 history.all(Answer.class).stream().filter(Answer::created).count());
+        history.all(StoredAdjustment.class).stream()
+                .collect(Collectors.groupingBy(
+                        a -> "adjustments " + a.status() + ", sync " + a.syncStatus(),
+                        TreeMap::new,
+                        Collectors.summingInt(a -> 1)))
+                .forEach(figures::put);
+        figures.put(
+                "third-party adjustment requests",
+                history.all(AdjustmentRequest.class).size());
+        history.all(AdjustmentAnswer.class).stream()
+                .collect(Collectors.groupingBy(
+                        a -> "  adjustment " + a.method() + " answered " + a.fault()
+                                + (a.status() == 0 ? "" : " " + a.status()),
+                        TreeMap::new,
+                        Collectors.summingInt(a -> 1)))
+                .forEach(figures::put);
+        figures.put("third-party adjustment records", (int) history.all(AdjustmentAnswer.class).stream()
+                .filter(AdjustmentAnswer::created)
+                .count());
         history.all(Fault.class).stream()
                 .collect(Collectors.groupingBy(f -> "fault " + f.kind(), TreeMap::new, Collectors.summingInt(f -> 1)))
                 .forEach(figures::put);
@@ -391,7 +428,7 @@ public final class HistoryChecker {
      * A3 and A4, per order: every adjustment event acknowledged as taking effect is stored in the state it reported,
      * once (one row, one insert and at most one move in the history), with the content reported; nothing refused is
      * stored; the order's adjusted total is the sum of its adjustments by the total rule and within its amount; each
-     * refusal has its anomaly and, as far as the history can tell, was right; no adjustment left its sync Pending.
+     * refusal has its anomaly and, as far as the history can tell, was right.
      */
     private static void checkAdjustments(
             String order,
@@ -574,14 +611,152 @@ public final class HistoryChecker {
                 flag(problems, UNEXPECTED, order, id + " is " + status + ", its history ends in " + last);
             }
         }
+    }
 
-        if (!"Pending".equals(row.syncStatus()) || row.syncAttempts() != 0 || row.thirdPartyGuid() != null) {
-            flag(
-                    problems,
-                    EARLY,
-                    order,
-                    id + " left sync Pending (" + row.syncStatus() + ", " + row.syncAttempts() + " attempts), though"
-                            + " nothing sends adjustments");
+    /**
+     * A1 and A2, per order. Early: an adjustment create that arrived while the adjustment was not Final, while its
+     * order's sync was not Completed, before the first answer naming its order's record (the one that created it, or a
+     * resend or lookup that found it: taken before that answer was sent, so the record existed by then), or, for a
+     * reversal, before the first naming its chargeback's record; an adjustment whose sync left Pending though it is
+     * not Final or its order never reached Completed. Duplicated: more than one record for an adjustment at the third
+     * party. Lost: a Final adjustment of a Completed order (a reversal: whose chargeback was not dead-lettered) that is
+     * not Completed at the end, or Completed with another GUID than the third party's record for it; Failed or Manual
+     * is dead-lettered instead (an operator sees it). Unexpected: a create that refers to another record than its
+     * order's (or its chargeback's), a request about an adjustment nobody stored.
+     */
+    private static void checkAdjustmentSync(
+            String order,
+            Final end,
+            List<Answer> orderAnswers,
+            List<StoredAdjustment> rows,
+            List<AdjustmentRequest> requests,
+            List<AdjustmentAnswer> answers,
+            List<AdjustmentRecords> records,
+            Map<String, Map<String, String>> problems) {
+        Map<String, StoredAdjustment> byId = new HashMap<>();
+        rows.forEach(r -> byId.put(r.gatewayId(), r));
+        Map<String, AdjustmentRecords> recordsById = new HashMap<>();
+        records.forEach(r -> recordsById.put(r.adjustment(), r));
+        Answer orderRecord = orderAnswers.stream()
+                .filter(a -> a.recordId() != null)
+                .min(Comparator.comparingLong(Answer::atNanos))
+                .orElse(null);
+        Map<String, AdjustmentAnswer> firstRecord = new HashMap<>();
+        for (AdjustmentAnswer a : answers) {
+            if (a.recordId() != null) {
+                firstRecord.merge(a.adjustment(), a, (x, y) -> x.atNanos() <= y.atNanos() ? x : y);
+            }
+        }
+
+        for (AdjustmentRequest r : requests) {
+            StoredAdjustment row = byId.get(r.adjustment());
+            if (row == null) {
+                flag(problems, UNEXPECTED, order, "a request about adjustment " + r.adjustment() + ", not stored");
+                continue;
+            }
+            if (!"POST".equals(r.method())) {
+                continue;
+            }
+            String id = r.adjustment();
+            if (!FINAL.equals(r.statusAtReceipt())) {
+                flag(problems, EARLY, order, id + " create received while it was " + r.statusAtReceipt());
+            }
+            if (!"Completed".equals(r.orderSyncAtReceipt())) {
+                flag(
+                        problems,
+                        EARLY,
+                        order,
+                        id + " create received while its order's sync was " + r.orderSyncAtReceipt());
+            }
+            if (orderRecord == null || orderRecord.atNanos() > r.atNanos()) {
+                flag(problems, EARLY, order, id + " create received before its order's record was created");
+            } else if (!orderRecord.recordId().equals(r.refersTo())) {
+                flag(
+                        problems,
+                        UNEXPECTED,
+                        order,
+                        id + " refers to " + r.refersTo() + ", not its order's record " + orderRecord.recordId());
+            }
+            if (REVERSAL.equals(row.kind())) {
+                AdjustmentAnswer chargeback = firstRecord.get(row.reverses());
+                if (chargeback == null || chargeback.atNanos() > r.atNanos()) {
+                    flag(
+                            problems,
+                            EARLY,
+                            order,
+                            id + " create received before its chargeback " + row.reverses() + "'s record");
+                } else if (!chargeback.recordId().equals(r.reverses())) {
+                    flag(
+                            problems,
+                            UNEXPECTED,
+                            order,
+                            id + " reverses " + r.reverses() + ", not its chargeback's record "
+                                    + chargeback.recordId());
+                }
+            }
+        }
+        for (AdjustmentAnswer a : answers) {
+            if (!byId.containsKey(a.adjustment())) {
+                flag(problems, UNEXPECTED, order, "an answer about adjustment " + a.adjustment() + ", not stored");
+            }
+        }
+        answers.stream()
+                .filter(AdjustmentAnswer::created)
+                .collect(Collectors.groupingBy(AdjustmentAnswer::adjustment, Collectors.counting()))
+                .forEach((id, n) -> {
+                    if (n > 1) {
+                        flag(problems, DUPLICATED, order, n + " records created for " + id);
+                    }
+                });
+        for (AdjustmentRecords r : records) {
+            if (r.records() > 1) {
+                flag(problems, DUPLICATED, order, r.records() + " records at the third party for " + r.adjustment());
+            }
+        }
+
+        boolean orderSynced = "Completed".equals(end.syncStatus());
+        for (StoredAdjustment row : rows) {
+            String id = row.gatewayId();
+            boolean untouched =
+                    "Pending".equals(row.syncStatus()) && row.syncAttempts() == 0 && row.thirdPartyGuid() == null;
+            if (!FINAL.equals(row.status()) || !orderSynced) {
+                if (!untouched) {
+                    flag(
+                            problems,
+                            EARLY,
+                            order,
+                            id + " is " + row.status() + " of an order whose sync is " + end.syncStatus()
+                                    + ", but its sync left Pending (" + row.syncStatus() + ", " + row.syncAttempts()
+                                    + " attempts)");
+                }
+                continue;
+            }
+            String sync = row.syncStatus();
+            if ("Failed".equals(sync) || "Manual".equals(sync)) {
+                flag(problems, DEAD_LETTERED, order, id + " dead-lettered (" + sync + ")");
+                continue;
+            }
+            if (REVERSAL.equals(row.kind())) {
+                StoredAdjustment chargeback = byId.get(row.reverses());
+                if (chargeback != null
+                        && ("Failed".equals(chargeback.syncStatus()) || "Manual".equals(chargeback.syncStatus()))) {
+                    continue; // it waits for its chargeback, which an operator sees
+                }
+            }
+            if (!"Completed".equals(sync)) {
+                flag(problems, LOST, order, "Final " + id + " of a synced order ended sync " + sync);
+                continue;
+            }
+            AdjustmentRecords atThirdParty = recordsById.get(id);
+            String recordId = atThirdParty == null ? null : atThirdParty.recordId();
+            if (recordId == null || !recordId.equals(row.thirdPartyGuid())) {
+                flag(
+                        problems,
+                        LOST,
+                        order,
+                        id + " Completed with GUID " + row.thirdPartyGuid() + ", the third party's record is "
+                                + recordId);
+            }
         }
     }
 

@@ -3,7 +3,10 @@ package io.paysync.support.history;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 
+import io.paysync.support.history.History.AdjustmentAnswer;
 import io.paysync.support.history.History.AdjustmentCallback;
+import io.paysync.support.history.History.AdjustmentRecords;
+import io.paysync.support.history.History.AdjustmentRequest;
 import io.paysync.support.history.History.Anomaly;
 import io.paysync.support.history.History.Answer;
 import io.paysync.support.history.History.Callback;
@@ -233,9 +236,39 @@ class HistoryCheckerTest {
                 status,
                 reverses,
                 new BigDecimal(reversed),
-                "Pending",
+                "Final".equals(status) ? "Completed" : "Pending",
+                "Final".equals(status) ? 1 : 0,
+                "Final".equals(status) ? "rec-" + id : null));
+        if ("Final".equals(status)) {
+            history.add(new AdjustmentRecords(order, id, 1, "rec-" + id));
+        }
+    }
+
+    /** A Final adjustment as stored after its sync ended in {@code sync}, and the records the third party holds. */
+    private void storedSynced(String order, String id, String sync, String guid, int records, String recordId) {
+        history.add(new StoredAdjustment(
+                order, id, "refund", new BigDecimal("1.00"), "Final", null, BigDecimal.ZERO, sync, 1, guid));
+        history.add(new AdjustmentRecords(order, id, records, recordId));
+    }
+
+    /**
+     * An adjustment create the third party received, with the adjustment's status and its order's sync at that
+     * moment, and its answer: the record {@code rec-<id>}, created.
+     */
+    private void sent(String order, String id, String reverses, String statusAtReceipt, String orderSync) {
+        history.add(new AdjustmentRequest(
+                order,
+                id,
+                "POST",
+                id,
+                "rec-" + order,
+                reverses == null ? null : "rec-" + reverses,
                 0,
-                null));
+                statusAtReceipt,
+                orderSync,
+                "rec-" + order,
+                ++clock));
+        history.add(new AdjustmentAnswer(order, id, "POST", "NONE", 201, "rec-" + id, true, ++clock));
     }
 
     private void adjustmentRow(String order, String from, String to, String kind, String id) {
@@ -352,20 +385,163 @@ class HistoryCheckerTest {
                 .containsOnly(entry("B", "re_3 refused adjustment-exceeds-amount without its anomaly"));
     }
 
-    @Test
-    void should_flag_an_adjustment_whose_sync_moved_or_that_was_sent_as_early() {
-        adjustedHistory();
+    // ----- The adjustments' sync (A1, A2) -----
+
+    /** Order A as in {@link #adjustedHistory}, each Final adjustment sent once after its order's record. */
+    private void adjustedAndSent() {
         paid("A", "11.00");
-        history.add(new Request("A", "POST", "re_1", 0, "Paid", ++clock));
+        adjustedHistory();
+        sent("A", "re_1", null, "Final", "Completed");
+        sent("A", "re_2", null, "Final", "Completed");
+        sent("A", "dp_1", null, "Final", "Completed");
+        sent("A", "dp_1_won", "dp_1", "Final", "Completed");
+    }
+
+    @Test
+    void should_pass_adjustments_sent_once_each_after_their_order_and_chargeback() {
+        adjustedAndSent();
+        history.add(new AdjustmentRequest(
+                "A", "re_1", "GET", null, null, null, 1, "Final", "Completed", "rec-A", ++clock)); // a lookup
+        history.add(new AdjustmentAnswer("A", "re_1", "GET", "NONE", 200, "rec-re_1", false, ++clock));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.valid()).as(r.report()).isTrue();
+        assertThat(r.figures())
+                .containsEntry("adjustments Final, sync Completed", 4)
+                .containsEntry("third-party adjustment requests", 5)
+                .containsEntry("  adjustment POST answered NONE 201", 4)
+                .containsEntry("third-party adjustment records", 4)
+                .containsEntry("ok", 1);
+    }
+
+    @Test
+    void should_flag_an_adjustment_create_received_while_it_was_not_final_as_early() {
+        adjustedAndSent();
+        sent("A", "re_1", null, "Pending", "Completed");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.EARLY))
+                .containsOnly(entry("A", "re_1 create received while it was Pending"));
+    }
+
+    @Test
+    void should_flag_an_adjustment_create_received_before_its_orders_record_as_early() {
+        // the order's sync was not Completed when the create arrived
+        paid("A", "1.00");
+        event("A", "re_1", "refund", "1.00", "Final", 200, "recorded");
+        stored("A", "re_1", "refund", "1.00", "Final", null, "0");
+        adjustmentRow("A", null, "Final", "refund", "re_1");
+        sent("A", "re_1", null, "Final", "Processing");
+        // the create arrived before the first answer naming the order's record
+        event("B", "re_2", "refund", "1.00", "Final", 200, "recorded");
+        stored("B", "re_2", "refund", "1.00", "Final", null, "0");
+        adjustmentRow("B", null, "Final", "refund", "re_2");
+        sent("B", "re_2", null, "Final", "Completed");
         paid("B", "1.00");
-        event("B", "re_9", "refund", "1.00", "Final", 200, "recorded");
-        history.add(new StoredAdjustment(
-                "B", "re_9", "refund", new BigDecimal("1.00"), "Final", null, BigDecimal.ZERO, "Completed", 1, "rec"));
-        adjustmentRow("B", null, "Final", "refund", "re_9");
 
         assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.EARLY))
                 .containsOnly(
-                        entry("A", "a request keyed by adjustment re_1, though nothing sends adjustments"),
-                        entry("B", "re_9 left sync Pending (Completed, 1 attempts), though nothing sends adjustments"));
+                        entry("A", "re_1 create received while its order's sync was Processing"),
+                        entry("B", "re_2 create received before its order's record was created"));
+    }
+
+    @Test
+    void should_flag_a_reversal_sent_before_its_chargebacks_record_as_early() {
+        paid("A", "11.00");
+        adjustedHistory();
+        sent("A", "re_1", null, "Final", "Completed");
+        sent("A", "re_2", null, "Final", "Completed");
+        sent("A", "dp_1_won", "dp_1", "Final", "Completed");
+        sent("A", "dp_1", null, "Final", "Completed");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.EARLY))
+                .containsOnly(entry("A", "dp_1_won create received before its chargeback dp_1's record"));
+    }
+
+    @Test
+    void should_flag_an_adjustment_whose_sync_left_pending_though_not_final_or_its_order_unsynced_as_early() {
+        paid("A", "0");
+        event("A", "re_1", "refund", "5.00", "Pending", 200, "recorded");
+        history.add(new StoredAdjustment(
+                "A",
+                "re_1",
+                "refund",
+                new BigDecimal("5.00"),
+                "Pending",
+                null,
+                BigDecimal.ZERO,
+                "Processing",
+                1,
+                null));
+        adjustmentRow("A", null, "Pending", "refund", "re_1");
+        history.add(new Callback("B", CallbackKind.SUCCESS, "msg_B", 0, 200, "paid", ++clock, ++clock));
+        history.add(end("B", "Paid", "Failed", null, "1.00"));
+        event("B", "re_2", "refund", "1.00", "Final", 200, "recorded");
+        storedSynced("B", "re_2", "Completed", "rec-re_2", 1, "rec-re_2");
+        adjustmentRow("B", null, "Final", "refund", "re_2");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.EARLY))
+                .containsOnly(
+                        entry(
+                                "A",
+                                "re_1 is Pending of an order whose sync is Completed, but its sync left Pending"
+                                        + " (Processing, 1 attempts)"),
+                        entry(
+                                "B",
+                                "re_2 is Final of an order whose sync is Failed, but its sync left Pending"
+                                        + " (Completed, 1 attempts)"));
+    }
+
+    @Test
+    void should_flag_a_second_record_for_an_adjustment_as_duplicated() {
+        adjustedAndSent();
+        history.add(new AdjustmentAnswer("A", "re_2", "POST", "NONE", 201, "rec-re_2b", true, ++clock));
+        paid("B", "1.00");
+        event("B", "re_3", "refund", "1.00", "Final", 200, "recorded");
+        storedSynced("B", "re_3", "Completed", "rec-re_3", 2, "rec-re_3");
+        adjustmentRow("B", null, "Final", "refund", "re_3");
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.DUPLICATED))
+                .containsOnly(
+                        entry("A", "2 records created for re_2"), entry("B", "2 records at the third party for re_3"));
+    }
+
+    @Test
+    void should_flag_a_final_adjustment_of_a_synced_order_not_completed_or_with_another_guid_as_lost() {
+        paid("A", "1.00");
+        event("A", "re_1", "refund", "1.00", "Final", 200, "recorded");
+        storedSynced("A", "re_1", "Pending", null, 0, null);
+        adjustmentRow("A", null, "Final", "refund", "re_1");
+        paid("B", "1.00");
+        event("B", "re_2", "refund", "1.00", "Final", 200, "recorded");
+        storedSynced("B", "re_2", "Completed", "something-else", 1, "rec-re_2");
+        adjustmentRow("B", null, "Final", "refund", "re_2");
+        // a dead letter is not lost: an operator sees it
+        paid("C", "1.00");
+        event("C", "re_3", "refund", "1.00", "Final", 200, "recorded");
+        storedSynced("C", "re_3", "Failed", null, 0, null);
+        adjustmentRow("C", null, "Final", "refund", "re_3");
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.problems().get(HistoryChecker.LOST))
+                .containsOnly(
+                        entry("A", "Final re_1 of a synced order ended sync Pending"),
+                        entry("B", "re_2 Completed with GUID something-else, the third party's record is rec-re_2"));
+        assertThat(r.problems().get(HistoryChecker.DEAD_LETTERED))
+                .containsOnly(entry("C", "re_3 dead-lettered (Failed)"));
+    }
+
+    @Test
+    void should_flag_an_adjustment_create_referring_to_another_record_as_unexpected() {
+        adjustedAndSent();
+        history.add(new AdjustmentRequest(
+                "A", "re_2", "POST", "re_2", "rec-B", null, 0, "Final", "Completed", "rec-A", ++clock));
+        history.add(new AdjustmentRequest("Z", "re_9", "POST", "re_9", "rec-Z", null, 0, null, null, null, ++clock));
+
+        assertThat(HistoryChecker.check(history).problems().get(HistoryChecker.UNEXPECTED))
+                .containsOnly(
+                        entry("A", "re_2 refers to rec-B, not its order's record rec-A"),
+                        entry("Z", "no final state: requests or callbacks about an unknown order"));
     }
 }
