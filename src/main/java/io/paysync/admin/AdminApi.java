@@ -30,7 +30,7 @@ public class AdminApi {
     static final int MAX_ANOMALY_LIMIT = 1000;
 
     /** What a fingerprint may look like in a path: the forms {@code SyncFailure} makes, nothing else. */
-    private static final Pattern FINGERPRINT = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
+    static final Pattern FINGERPRINT = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
     private final OrderRepository orders;
     private final PaymentRules rules;

@@ -106,6 +106,69 @@ public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
         assertThat(encoded.json().get("gatewayId").asText()).isEqualTo(REFUND);
     }
 
+    // ----- Dead-letter groups -----
+
+    @Test
+    void should_group_dead_lettered_adjustments_by_fingerprint_and_retry_one_group_only() throws Exception {
+        finalRefund("A-1", "re:g1");
+        finalRefund("A-2", "re:g2");
+        finalRefund("A-3", "re:g3");
+        finalRefund("A-4", "re:g4");
+        for (String id : List.of("re:g1", "re:g2")) {
+            sync(id, "Failed", "sync_failure_fingerprint = 'http-422', last_sync_error = 'HTTP 422 (not retryable)'");
+            sendKey("third-party-adjustment", id);
+        }
+        sync("re:g3", "Failed", "sync_failure_fingerprint = 'timeout', last_sync_error = 'timed out'");
+        sendKey("third-party-adjustment", "re:g3");
+        // Not a dead letter: in no group, never retried.
+        sync("re:g4", "Manual", "sync_failure_fingerprint = 'http-422'");
+
+        Response groups = app.get("/api/admin/adjustments/dead-letters/groups", app.admin());
+        assertThat(groups.status()).as(groups.toString()).isEqualTo(200);
+        assertThat(groups.json()).hasSize(2);
+        JsonNode largest = groups.json().get(0);
+        assertThat(largest.get("fingerprint").asText()).isEqualTo("http-422");
+        assertThat(largest.get("count").asInt()).isEqualTo(2);
+        assertThat(largest.get("example").get("gatewayId").asText()).isIn("re:g1", "re:g2");
+        assertThat(largest.get("example").get("lastSyncError").asText()).isEqualTo("HTTP 422 (not retryable)");
+        assertThat(groups.json().get(1).get("fingerprint").asText()).isEqualTo("timeout");
+
+        Response r =
+                app.post("/api/admin/adjustments/dead-letters/groups/http-422/retry", null, new byte[0], app.admin());
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(202);
+        assertThat(r.json().get("retried").asInt()).isEqualTo(2);
+        assertThat(r.json().get("gatewayIds")).extracting(JsonNode::asText).containsExactly("re:g1", "re:g2");
+        for (String id : List.of("re:g1", "re:g2")) {
+            assertThat(column(id, "sync_status")).isEqualTo("Pending");
+            assertThat(sendKeys("third-party-adjustment", id)).isZero();
+        }
+        assertOperatorTransition("A-2", "Failed", "Pending", "operator retry-group http-422", "re:g2");
+        assertThat(column("re:g3", "sync_status")).isEqualTo("Failed");
+        assertThat(sendKeys("third-party-adjustment", "re:g3")).isEqualTo(1);
+        assertThat(column("re:g4", "sync_status")).isEqualTo("Manual");
+    }
+
+    @Test
+    void should_refuse_a_group_retry_of_no_dead_letters_or_a_malformed_fingerprint_and_change_nothing()
+            throws Exception {
+        finalRefund("A-1", REFUND);
+        sync(REFUND, "Failed", "sync_failure_fingerprint = 'http-422'");
+        var before = app.snapshot();
+
+        Response none =
+                app.post("/api/admin/adjustments/dead-letters/groups/timeout/retry", null, new byte[0], app.admin());
+        Response malformed =
+                app.post("/api/admin/adjustments/dead-letters/groups/HTTP_422/retry", null, new byte[0], app.admin());
+        Response anonymous = app.post("/api/admin/adjustments/dead-letters/groups/http-422/retry", null, new byte[0]);
+
+        assertThat(none.status()).isEqualTo(404);
+        assertThat(none.error()).isEqualTo("no-dead-letters");
+        assertThat(malformed.status()).isEqualTo(400);
+        assertThat(anonymous.status()).isEqualTo(401);
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
     // ----- Resolve -----
 
     @Test
