@@ -7,7 +7,6 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.OrderApi;
-import io.paysync.sync.SyncTarget;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,9 +21,6 @@ import org.apache.camel.spi.IdempotentRepository;
  * an adjustment's retry and resolve by its gateway id, answered as the orders' dead-letter actions are.
  */
 public class AdjustmentSyncApi {
-
-    /** Camel's send-key processor name for adjustments; the message id is the gateway id. */
-    public static final String SEND_KEY_PROCESSOR = SyncTarget.ADJUSTMENTS.sendKeyProcessor();
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
@@ -42,7 +38,7 @@ public class AdjustmentSyncApi {
     private final String operator;
 
     /**
-     * @param sendKeys the adjustments' send keys (processor {@link #SEND_KEY_PROCESSOR}), keyed by gateway id
+     * @param sendKeys the adjustments' send keys (processor {@code third-party-adjustment}), keyed by gateway id
      * @param operator the operators' user name, written with their actions
      */
     public AdjustmentSyncApi(AdjustmentSyncActions actions, IdempotentRepository sendKeys, String operator) {

@@ -47,10 +47,11 @@ import org.slf4j.LoggerFactory;
  * <li>{@code paysync_circuit_breaker_state{breaker, state}}: 1 for the breaker's current state, 0 for the others;
  * <li>{@code paysync_sync_claim_batch_size}: orders per claim round of this worker.
  * </ul>
- * The database figures come from four small queries ({@code count-orders-by-status}, {@code
- * oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind}, {@code count-adjustments-by-kind-status-and-sync}, {@code
- * oldest-final-adjustment-not-synced}) run at most once per {@code refresh} however often and by however many
- * scrapers it is scraped; they are the database's, so every instance reports the same values.
+ * The database figures come from five small queries ({@code count-orders-by-status},
+ * {@code oldest-paid-waiting-for-sync}, {@code count-anomalies-by-kind},
+ * {@code count-adjustments-by-kind-status-and-sync}, {@code oldest-final-adjustment-not-synced}) run at most once per
+ * {@code refresh} however often and by however many scrapers it is scraped; they are the database's, so every
+ * instance reports the same values.
  */
 public class BusinessMetrics implements SyncObserver {
 

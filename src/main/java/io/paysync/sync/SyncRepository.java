@@ -11,8 +11,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
@@ -47,8 +49,6 @@ public class SyncRepository {
 
     /** The processor name of the orders' third-party send keys in {@code CAMEL_MESSAGEPROCESSED}. */
     public static final String SEND_KEY_PROCESSOR = SyncTarget.ORDERS.sendKeyProcessor();
-    /** The processor name of the adjustments' send keys (their gateway ids), in the same table. */
-    public static final String ADJUSTMENT_SEND_KEY_PROCESSOR = SyncTarget.ADJUSTMENTS.sendKeyProcessor();
     /** The marker, in the same table, of an order the shop's own job may have sent (see {@link #sentByTheShopsJob}). */
     public static final String LEGACY_SEND_PROCESSOR = "legacy-send";
 
@@ -283,8 +283,9 @@ public class SyncRepository {
     }
 
     /**
-     * How long ago the order's (or adjustment's) idempotency key was written, that is, how long ago the send that may have created a
-     * record started (empty without a key). The key's time is the system clock's, as Camel writes it.
+     * How long ago the idempotency key (an order's or an adjustment's) was written, that is, how long ago the send that
+     * may have created a record started (empty without a key). The key's time is the system clock's, as Camel writes
+     * it.
      */
     public Optional<Duration> sendKeyAge(String sendKey) {
         List<Timestamp> at = db.jdbc()
@@ -322,7 +323,7 @@ public class SyncRepository {
         if (rows.isEmpty()) {
             return List.of();
         }
-        Map<String, Map<String, Object>> orders = new java.util.HashMap<>();
+        Map<String, Map<String, Object>> orders = new HashMap<>();
         db.jdbc()
                 .queryForList(
                         db.sql("find-adjustment-orders"),
@@ -335,10 +336,10 @@ public class SyncRepository {
                 .forEach(o -> orders.put((String) o.get("order_number"), o));
         List<Object> reversed = rows.stream()
                 .map(r -> r.get("reverses"))
-                .filter(java.util.Objects::nonNull)
+                .filter(Objects::nonNull)
                 .distinct()
                 .toList();
-        Map<String, String> chargebacks = new java.util.HashMap<>();
+        Map<String, String> chargebacks = new HashMap<>();
         if (!reversed.isEmpty()) {
             db.jdbc()
                     .queryForList(db.sql("find-adjustment-records"), Map.of("gatewayIds", reversed))
