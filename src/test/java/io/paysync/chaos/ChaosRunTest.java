@@ -873,12 +873,18 @@ class ChaosRunTest {
         return m.find() ? m.group(1) : null;
     }
 
+    /**
+     * Every 5-12 s (the first within 2-5 s, so that a short chaos phase still has one), kill -9 of a worker that is
+     * up: one picked among all could be the one the third party's faults have just killed, and nothing would happen.
+     */
     private void killAtRandom() {
+        long pause = ThreadLocalRandom.current().nextLong(2_000, 5_000);
         while (chaos.get()) {
             try {
-                Thread.sleep(ThreadLocalRandom.current().nextLong(5_000, 12_000));
+                Thread.sleep(pause);
+                pause = ThreadLocalRandom.current().nextLong(5_000, 12_000);
                 if (chaos.get()) {
-                    workers.kill(ThreadLocalRandom.current().nextInt(WORKERS), "kill-random");
+                    workers.kill(workers.pickReady(), "kill-random");
                 }
             } catch (InterruptedException e) {
                 return;
