@@ -7,12 +7,12 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.OrderApi;
+import io.paysync.payment.AdjustmentEvent;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 
@@ -29,9 +29,6 @@ public class AdjustmentSyncApi {
     static final List<String> TO_HANDLE = List.of("Failed", "Manual");
 
     static final Set<String> SYNC_STATUSES = Set.of("Pending", "Processing", "Completed", "Failed", "Manual");
-
-    /** A gateway's id as the callback takes it: printable ASCII without spaces, 1 to 128 characters. */
-    private static final Pattern GATEWAY_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
 
     private final AdjustmentSyncActions actions;
     private final IdempotentRepository sendKeys;
@@ -146,7 +143,7 @@ public class AdjustmentSyncApi {
 
     private AdjustmentSyncActions.Row adjustment(Exchange exchange) {
         String gatewayId = exchange.getMessage().getHeader("gatewayId", String.class);
-        if (gatewayId == null || !GATEWAY_ID.matcher(gatewayId).matches()) {
+        if (gatewayId == null || !AdjustmentEvent.GATEWAY_ID.matcher(gatewayId).matches()) {
             throw unknown(String.valueOf(gatewayId));
         }
         return actions.find(gatewayId).orElseThrow(() -> unknown(gatewayId));

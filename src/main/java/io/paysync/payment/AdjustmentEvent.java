@@ -23,7 +23,15 @@ public final class AdjustmentEvent {
     static final String TYPE = "type";
     static final String PAYMENT = "payment";
 
-    private static final Pattern GATEWAY_ID = Pattern.compile("[\\x21-\\x7E]{1,128}");
+    /**
+     * The longest gateway id an adjustment may have: the id is also its send key in Camel's idempotent repository,
+     * whose {@code CAMEL_MESSAGEPROCESSED.messageId} holds 100 characters; a longer one could be stored but never
+     * claimed.
+     */
+    public static final int MAX_GATEWAY_ID = 100;
+
+    /** A gateway's id: printable ASCII without spaces, 1 to {@link #MAX_GATEWAY_ID} characters. */
+    public static final Pattern GATEWAY_ID = Pattern.compile("[\\x21-\\x7E]{1," + MAX_GATEWAY_ID + "}");
 
     private AdjustmentEvent() {}
 
@@ -83,9 +91,9 @@ public final class AdjustmentEvent {
         return new News(orderNumber, id(json, "refundId"), Adjustment.REFUND, amount, currency, null, status);
     }
 
-    /** A gateway's id: printable ASCII without spaces, 1 to 128 characters. */
+    /** A gateway's id: printable ASCII without spaces, 1 to {@link #MAX_GATEWAY_ID} characters. */
     private static String id(ObjectNode json, String field) {
-        String value = OrderApi.text(json.get(field), field, 128);
+        String value = OrderApi.text(json.get(field), field, MAX_GATEWAY_ID);
         if (!GATEWAY_ID.matcher(value).matches()) {
             throw ApiException.malformed("Field '" + field + "' must be printable ASCII without spaces");
         }

@@ -272,6 +272,27 @@ public abstract class AdjustmentCallbackSuite extends OneRuntimeSuite {
                 .isEqualTo("paid");
     }
 
+    @Test
+    void should_refuse_a_gateway_id_longer_than_the_send_key_holds_and_change_nothing() throws Exception {
+        paidOrder("A-1", "10.00", "EUR");
+        var before = app.snapshot();
+
+        Response tooLong = app.callback(
+                refund("succeeded", "A-1", "re_" + "x".repeat(AdjustmentEvent.MAX_GATEWAY_ID - 2), "1.00", "EUR"));
+
+        assertThat(tooLong.status()).isEqualTo(400);
+        assertThat(tooLong.error()).isEqualTo("malformed-request");
+        assertThat(app.snapshot()).isEqualTo(before);
+        assertThat(app.callback(refund(
+                                "succeeded",
+                                "A-1",
+                                "re_" + "x".repeat(AdjustmentEvent.MAX_GATEWAY_ID - 3),
+                                "1.00",
+                                "EUR"))
+                        .outcome())
+                .isEqualTo("recorded");
+    }
+
     // ----- Chargebacks -----
 
     @Test

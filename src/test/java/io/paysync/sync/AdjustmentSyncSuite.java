@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.payment.AdjustmentEvent;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.ThirdPartyStub.Fault;
@@ -94,6 +95,20 @@ public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'A-1' AND machine = "
                         + "'adjustment-sync' AND from_status = 'Pending' AND to_status = 'Processing'"))
                 .isEqualTo(1);
+    }
+
+    @Test
+    void should_send_a_refund_whose_gateway_id_is_as_long_as_the_callback_takes() throws Exception {
+        // The gateway id is the send key too: the longest one taken must fit Camel's idempotent repository.
+        String longest = "re_" + "x".repeat(AdjustmentEvent.MAX_GATEWAY_ID - 3);
+        PaysyncInstance app = worker();
+        paidOrder(app, "A-1");
+        assertThat(app.callback(refund("A-1", longest, "4.00")).outcome()).isEqualTo("recorded");
+
+        awaitAdjustment(app, longest, "Completed");
+
+        assertThat(stub.recordsFor(longest)).isEqualTo(1);
+        assertThat(adjustmentRequests(longest).get(0).idempotencyKey()).isEqualTo(longest);
     }
 
     @Test
