@@ -1,13 +1,18 @@
--- Without an adjustment request route (a third party that takes no adjustments): every adjustment that a claim would
--- take (Final, due, its order's record written, a reversal's chargeback handled) becomes Manual, to be handled by an
--- operator, who resolves it with the reference of what they did. Returns what moved, for the history.
+-- Without an adjustment request route (a third party that takes no adjustments): every Final adjustment whose sync is
+-- Pending, or Processing with its lease expired (a worker stopped in the middle of an attempt before the route was
+-- taken out), whose order's record is written and, for a reversal, whose chargeback is Completed or Manual, becomes
+-- Manual, for an operator to handle and resolve with the reference of what they did. taken_over_claim is the claim
+-- of an expired lease (NULL for a Pending one; its CASE reads the row as it was before this update), so the history
+-- can say that attempt may have reached the third party. Returns what moved, for the history.
 UPDATE adjustments
 SET sync_status = 'Manual',
+    lease_until = NULL,
+    taken_over_claim = CASE WHEN sync_status = 'Processing' THEN claim_token END,
     next_attempt_at = NULL
 WHERE id IN (
     SELECT a.id
     FROM adjustments a
-    WHERE a.sync_status = 'Pending'
+    WHERE (a.sync_status = 'Pending' OR (a.sync_status = 'Processing' AND a.lease_until < :now))
       AND a.status = 'Final'
       AND EXISTS (SELECT 1 FROM orders o
                   WHERE o.order_number = a.order_number AND o.sync_status = 'Completed')
@@ -17,4 +22,4 @@ WHERE id IN (
     ORDER BY a.id
     LIMIT :batchSize
     FOR UPDATE OF a SKIP LOCKED)
-RETURNING id, gateway_id, order_number
+RETURNING id, gateway_id, order_number, taken_over_claim

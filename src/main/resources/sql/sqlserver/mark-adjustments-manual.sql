@@ -1,10 +1,13 @@
--- Without an adjustment request route (a third party that takes no adjustments): every adjustment that a claim would
--- take (Final, due, its order's record written, a reversal's chargeback handled) becomes Manual, to be handled by an
--- operator, who resolves it with the reference of what they did. Returns what moved, for the history.
+-- Without an adjustment request route (a third party that takes no adjustments): every Final adjustment whose sync is
+-- Pending, or Processing with its lease expired (a worker stopped in the middle of an attempt before the route was
+-- taken out), whose order's record is written and, for a reversal, whose chargeback is Completed or Manual, becomes
+-- Manual, for an operator to handle and resolve with the reference of what they did. taken_over_claim is the claim
+-- of an expired lease (NULL for a Pending one; its CASE reads the row as it was before this update), so the history
+-- can say that attempt may have reached the third party. Returns what moved, for the history.
 WITH batch AS (
     SELECT TOP (:batchSize) *
     FROM adjustments a WITH (UPDLOCK, READPAST, ROWLOCK, READCOMMITTEDLOCK)
-    WHERE a.sync_status = N'Pending'
+    WHERE (a.sync_status = N'Pending' OR (a.sync_status = N'Processing' AND a.lease_until < :now))
       AND a.status = N'Final'
       AND EXISTS (SELECT 1 FROM orders o
                   WHERE o.order_number = a.order_number AND o.sync_status = N'Completed')
@@ -15,5 +18,7 @@ WITH batch AS (
 )
 UPDATE batch
 SET sync_status = N'Manual',
+    lease_until = NULL,
+    taken_over_claim = CASE WHEN sync_status = N'Processing' THEN claim_token END,
     next_attempt_at = NULL
-OUTPUT inserted.id, inserted.gateway_id, inserted.order_number
+OUTPUT inserted.id, inserted.gateway_id, inserted.order_number, inserted.taken_over_claim

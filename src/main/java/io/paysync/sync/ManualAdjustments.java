@@ -15,7 +15,9 @@ import org.slf4j.LoggerFactory;
  * A third party that takes no adjustments gets none: without a route from {@code direct:third-party-adjustment-request}
  * in routes/third-party.camel.yaml, the adjustments' job claims nothing and, instead, hands every adjustment a claim
  * would have taken (Final, its order's record written) to an operator: sync Pending -> Manual, one statement and its
- * history rows in one transaction. The operator handles it at the third party and resolves it with the reference of
+ * history rows in one transaction. One left Processing by a worker stopped before the route was taken out goes the
+ * same way once its lease expires, its history saying the attempt may have reached the third party: with no claim
+ * running, nothing else would ever take it over. The operator handles it at the third party and resolves it with the reference of
  * what they did. Whether the route is there is known once the routes are loaded, before any route starts.
  */
 public class ManualAdjustments {
@@ -25,7 +27,7 @@ public class ManualAdjustments {
     static final String MANUAL = "Manual";
 
     static final String MARKED =
-            "no adjustment request route (the third party takes no adjustments): to be handled " + "by hand";
+            "no adjustment request route (the third party takes no adjustments): to be handled by hand";
 
     private final Database db;
     private final TransitionLog history;
@@ -71,20 +73,28 @@ public class ManualAdjustments {
         var now = clock.instant();
         Integer moved = db.transactions().execute(status -> {
             List<Map<String, Object>> rows = db.jdbc()
-                    .queryForList(db.sql("mark-adjustments-manual"), Map.of("batchSize", settings.claimSize()));
-            history.recordAll(
-                    rows.stream()
-                            .map(r -> new Entry(
-                                    (String) r.get("order_number"),
-                                    SyncTarget.ADJUSTMENTS.historyMachine(),
-                                    SyncStatus.Pending.name(),
-                                    MANUAL,
-                                    Cause.worker(MARKED, settings.workerId()),
-                                    "adjustment " + r.get("gateway_id") + ": " + MARKED))
-                            .toList(),
-                    now);
+                    .queryForList(
+                            db.sql("mark-adjustments-manual"),
+                            Map.of("batchSize", settings.claimSize(), "now", Database.utc(now)));
+            history.recordAll(rows.stream().map(this::entry).toList(), now);
             return rows.size();
         });
         return moved == null ? 0 : moved;
+    }
+
+    private Entry entry(Map<String, Object> row) {
+        Object takenOver = row.get("taken_over_claim");
+        String detail = "adjustment " + row.get("gateway_id") + ": " + MARKED;
+        if (takenOver != null) {
+            detail += "; the lease of claim " + takenOver + " had expired in the middle of an attempt, which may have"
+                    + " reached the third party: look there before handling it";
+        }
+        return new Entry(
+                (String) row.get("order_number"),
+                SyncTarget.ADJUSTMENTS.historyMachine(),
+                (takenOver == null ? SyncStatus.Pending : SyncStatus.Processing).name(),
+                MANUAL,
+                Cause.worker(MARKED, settings.workerId()),
+                detail);
     }
 }

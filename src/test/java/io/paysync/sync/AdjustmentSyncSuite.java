@@ -339,6 +339,37 @@ public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
     }
 
     @Test
+    void should_hand_an_adjustment_left_processing_to_an_operator_once_its_lease_expired_when_no_route_is_configured()
+            throws Exception {
+        copyRoutesWithoutAdjustmentRequests();
+        PaysyncInstance app =
+                worker(Map.of("camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml"));
+        paidOrder(app, "A-1");
+        app.callback(refund("A-1", "re_1", "1.00"));
+        app.callback(refund("A-1", "re_2", "1.00"));
+        awaitAdjustment(app, "re_1", "Manual");
+        awaitAdjustment(app, "re_2", "Manual");
+        // What a worker that ran with the adjustment routes leaves when it is stopped in the middle of an attempt and
+        // the install comes back without them: claimed, with a lease that has run out (re_1) or not yet (re_2).
+        app.execute("UPDATE adjustments SET sync_status = 'Processing', claim_token = 'claim-of-a-stopped-worker', "
+                + "lease_until = '2000-01-01 00:00:00' WHERE gateway_id = 're_1'");
+        app.execute("UPDATE adjustments SET sync_status = 'Processing', claim_token = 'claim-of-a-live-worker', "
+                + "lease_until = '2999-01-01 00:00:00' WHERE gateway_id = 're_2'");
+
+        awaitAdjustment(app, "re_1", "Manual");
+
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment-sync' "
+                        + "AND from_status = 'Processing' AND to_status = 'Manual' "
+                        + "AND detail LIKE '%re_1%claim-of-a-stopped-worker%may have reached the third party%'"))
+                .isEqualTo(1);
+        Thread.sleep(300);
+        assertThat(adjustment(app, "re_2", "sync_status"))
+                .as("a lease that has not run out is its worker's")
+                .isEqualTo("Processing");
+        assertThat(stub.requestsFor("re_1") + stub.requestsFor("re_2")).isZero();
+    }
+
+    @Test
     void should_refuse_to_start_with_an_adjustment_route_but_no_adjustment_lookup_route() throws Exception {
         copyRoutes(yaml ->
                 yaml.replace("uri: direct:third-party-adjustment-lookup-request", "uri: direct:my-adjustment-lookup"));
