@@ -34,8 +34,9 @@ import org.slf4j.LoggerFactory;
  * or {@code pending} (for {@code pending} only orderNumber and status are needed), or {@code 404} for an order it has
  * no payment for. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
  * refund and chargeback events in the signed callback's shape ({@code docs/gateways.md}); each goes through the same
- * rules once the payment is Paid, so one the callback already brought changes nothing, and one refused is an
- * anomaly that keeps neither the payment nor the other adjustments out.
+ * rules once the payment is Paid, so one the callback already brought changes nothing; one the rules refuse is an
+ * anomaly, one that is not an adjustment event of the order is skipped with a warning, and neither keeps the payment
+ * or the other adjustments out.
  *
  * <p>
  * Rounds run on one timer thread. A cursor over order ids makes every old Pending order take its turn, however many
@@ -246,6 +247,14 @@ public class PaymentReconciliation {
                         orderNumber,
                         e.code(),
                         e.getMessage());
+            } catch (RuntimeException e) {
+                // The payment is applied and the order no longer Pending, so it is not asked about again: the
+                // others still get their chance, and the settlement report brings this one later. The class only:
+                // a driver's message may quote the statement and its values.
+                LOG.warn(
+                        "Order {}: an adjustment in the gateway's answer could not be applied ({}); the others apply",
+                        orderNumber,
+                        e.getClass().getName());
             }
         }
     }

@@ -167,6 +167,9 @@ public abstract class ReconciliationSuite {
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE kind = 'adjustment-exceeds-amount' AND "
                         + "order_number = 'R-REF'"))
                 .isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'R-REF'"))
+                .as("what is no adjustment event is skipped with a warning, not an anomaly")
+                .isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'adjustment' AND order_number = "
                         + "'R-REF' AND cause = 'reconciliation'"))
                 .isEqualTo(2);
