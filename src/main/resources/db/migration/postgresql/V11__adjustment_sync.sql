@@ -1,5 +1,5 @@
 -- The adjustments' sync, claimed and sent as an order's is (docs/contract.md, "Adjustments"): the columns an
--- order's claim, dead letter and takeover write, which V10 left out, and the claim's index.
+-- order's claim, dead letter and takeover write, and the claim's index.
 ALTER TABLE adjustments ADD COLUMN taken_over_claim VARCHAR(64);
 ALTER TABLE adjustments ADD COLUMN sync_failure_fingerprint VARCHAR(64);
 ALTER TABLE adjustments ADD COLUMN dead_lettered_at TIMESTAMP WITH TIME ZONE;

@@ -1,5 +1,5 @@
 -- The adjustments' sync, claimed and sent as an order's is (docs/contract.md, "Adjustments"): the columns an
--- order's claim, dead letter and takeover write, which V10 left out, and the claim's index.
+-- order's claim, dead letter and takeover write, and the claim's index.
 ALTER TABLE adjustments ADD taken_over_claim NVARCHAR(64) NULL;
 ALTER TABLE adjustments ADD sync_failure_fingerprint NVARCHAR(64) NULL;
 ALTER TABLE adjustments ADD dead_lettered_at DATETIMEOFFSET(6) NULL;
