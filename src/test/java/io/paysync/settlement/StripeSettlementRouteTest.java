@@ -105,7 +105,9 @@ class StripeSettlementRouteTest {
         drop("no-metadata.csv", "stripe_report_without_metadata.csv");
 
         Path reason = Path.of(REPORTS, ".failed", "no-metadata.csv.error.txt");
-        await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(reason));
+        // The report moves to .failed/ once its exchange has ended, clean-up included; the note is written before.
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> Files.exists(reason) && Files.exists(Path.of(REPORTS, ".failed", "no-metadata.csv")));
 
         assertThat(Files.readString(reason)).contains("payment_metadata[order_number]");
         try (Stream<Path> left = Files.list(Path.of(SETTLEMENT))) {
