@@ -84,6 +84,7 @@ class ChaosRunTest {
     private static final int ORDERS = Integer.getInteger("paysync.chaos.orders", 1000);
     private static final long SEED = Long.getLong("paysync.chaos.seed", System.currentTimeMillis());
     private static final int WORKERS = 3;
+    private static final int RANDOM_KILLS = 12;
     /** Kills on the spot at points of the call: about ten of each per run, whatever its length. */
     private static final int KILL_AT_RECEIVED_EVERY = Math.max(97, ORDERS / 10 + 1);
 
@@ -876,10 +877,12 @@ class ChaosRunTest {
     /**
      * Every 5-12 s (the first within 2-5 s, so that a short chaos phase still has one), kill -9 of a worker that is
      * up: one picked among all could be the one the third party's faults have just killed, and nothing would happen.
+     * At most {@link #RANDOM_KILLS}: each restart costs a JVM start on a machine the rest of the suite shares, and a
+     * slower run lasts longer and would kill more.
      */
     private void killAtRandom() {
         long pause = ThreadLocalRandom.current().nextLong(2_000, 5_000);
-        while (chaos.get()) {
+        for (int kills = 0; kills < RANDOM_KILLS && chaos.get(); kills++) {
             try {
                 Thread.sleep(pause);
                 pause = ThreadLocalRandom.current().nextLong(5_000, 12_000);
