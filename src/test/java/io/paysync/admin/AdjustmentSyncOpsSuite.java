@@ -7,6 +7,7 @@ import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -37,6 +38,8 @@ public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
         sendKey("third-party-adjustment", REFUND);
         // An order's key of the same text is another processor's: the retry leaves it alone.
         sendKey("third-party-create", REFUND);
+        app.execute("UPDATE orders SET sync_status = 'Completed', third_party_guid = 'g-order' WHERE order_number = "
+                + "'A-1'");
 
         Response r = retry(REFUND);
 
@@ -50,8 +53,9 @@ public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
         assertThat(sendKeys("third-party-adjustment", REFUND)).isZero();
         assertThat(sendKeys("third-party-create", REFUND)).isEqualTo(1);
         assertOperatorTransition("A-1", "Failed", "Pending", "operator retry-sync", REFUND);
-        // The order itself is not touched.
-        assertThat(app.column("A-1", "sync_status")).isEqualTo("Pending");
+        // The order itself is not touched: its record stays as it is.
+        assertThat(app.column("A-1", "sync_status")).isEqualTo("Completed");
+        assertThat(app.column("A-1", "third_party_guid")).isEqualTo("g-order");
     }
 
     @Test
@@ -286,9 +290,13 @@ public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
         finalRefund("A-3", "re_3");
         finalRefund("A-4", "re_4");
         sync("re_1", "Manual", "sync_attempts = 0");
-        sync("re_2", "Failed", "sync_attempts = 5, last_sync_error = 'HTTP 400'");
+        sync(
+                "re_2",
+                "Failed",
+                "sync_attempts = 5, last_sync_error = 'HTTP 400', dead_lettered_at = "
+                        + app.database().timestamp(java.time.Instant.parse("2026-12-01T10:00:00Z")));
         sync("re_3", "Completed", "third_party_guid = 'g-3'");
-        sync("re_4", "Manual", "sync_attempts = 0");
+        sync("re_4", "Manual", "sync_attempts = 0, resolved_by = 'operator: note'");
 
         assertThat(gatewayIds(list(""))).containsExactly("re_1", "re_2", "re_4");
         assertThat(gatewayIds(list("?syncStatus=Manual"))).containsExactly("re_1", "re_4");
@@ -303,8 +311,9 @@ public abstract class AdjustmentSyncOpsSuite extends OneRuntimeSuite {
         assertThat(failed.get("syncAttempts").asInt()).isEqualTo(5);
         assertThat(failed.get("lastSyncError").asText()).isEqualTo("HTTP 400");
         assertThat(failed.get("amount").asText()).isEqualTo("4.00");
-        assertThat(failed.has("deadLetteredAt")).isTrue();
-        assertThat(failed.has("resolvedBy")).isTrue();
+        assertThat(Instant.parse(failed.get("deadLetteredAt").asText())).isEqualTo("2026-12-01T10:00:00Z");
+        assertThat(failed.get("resolvedBy").isNull()).isTrue();
+        assertThat(list("?syncStatus=Manual").get(1).get("resolvedBy").asText()).isEqualTo("operator: note");
 
         for (String query : List.of(
                 "?syncStatus=failed", "?syncStatus=", "?syncStatus=Void", "?limit=0", "?limit=1001", "?limit=x")) {

@@ -175,6 +175,10 @@ public abstract class ReconciliationSuite {
                 .isEqualTo(2);
         // The refund's record at the third party was made after the order's, referring to it, once.
         assertThat(thirdParty.recordsFor("re_r_1")).isEqualTo(1);
+        assertThat(thirdParty.requestsFor("re_r_1")).isEqualTo(1);
+        assertThat(thirdParty.requestsFor("re_r_2"))
+                .as("a Pending refund is not sent")
+                .isZero();
         assertThat(thirdParty.adjustmentsBeforeTheirRecord()).isZero();
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment' AND order_number = "
                         + "'R-REF'"))

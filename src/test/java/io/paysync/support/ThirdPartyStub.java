@@ -29,9 +29,9 @@ import java.util.regex.Pattern;
  * A real HTTP server standing in for the third party (docs/third-party.md): idempotent create keyed by Idempotency-Key,
  * lookup by order number, a log of every request, and faults injected per request from a script. Adjustments
  * ({@code /adjustments}) are records of their own, keyed and looked up by their gateway id, and refused with 422 when
- * the record they refer to (the order's, or a reversal's chargeback's) does not exist or is not named: counted in
- * {@link #adjustmentsBeforeTheirRecord()}, which Paysync must keep at zero. Scripts, requests and record counts take
- * an adjustment's gateway id where they take an order number.
+ * the record they refer to (the order's, or a reversal's chargeback's) does not exist, is another order's, or is not
+ * named: counted in {@link #adjustmentsBeforeTheirRecord()}, which Paysync must keep at zero. Scripts, requests and
+ * record counts take an adjustment's gateway id where they take an order number.
  */
 public final class ThirdPartyStub implements AutoCloseable {
 
@@ -296,6 +296,7 @@ public final class ThirdPartyStub implements AutoCloseable {
             String orderNumber = null;
             String adjustmentId = null;
             String refersTo = null;
+            String adjustedOrder = null;
             String reverses = null;
             String kind = null;
             String q = ex.getRequestURI().getRawQuery();
@@ -309,6 +310,7 @@ public final class ThirdPartyStub implements AutoCloseable {
                         : null;
             } else if (adjustment) {
                 adjustmentId = find(ADJUSTMENT_ID, body);
+                adjustedOrder = find(ORDER_NUMBER, body);
                 refersTo = find(REFERS_TO, body);
                 reverses = find(REVERSES, body);
                 kind = find(KIND, body);
@@ -372,6 +374,7 @@ public final class ThirdPartyStub implements AutoCloseable {
             if (adjustment
                     && (refersTo == null
                             || recordSubjects.get(refersTo) == null
+                            || !recordSubjects.get(refersTo).equals(adjustedOrder)
                             || (reverses != null && recordSubjects.get(reverses) == null)
                             || ("chargeback-reversed".equals(kind) && reverses == null))) {
                 adjustmentsBeforeTheirRecord.incrementAndGet();
@@ -380,7 +383,7 @@ public final class ThirdPartyStub implements AutoCloseable {
                         request,
                         Fault.STATUS,
                         422,
-                        "{\"error\":\"refersTo (or reverses) names no record\"}",
+                        "{\"error\":\"refersTo names no record of the adjustment's order (or reverses no record)\"}",
                         null,
                         null,
                         false);
