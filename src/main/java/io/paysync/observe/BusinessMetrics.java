@@ -59,7 +59,18 @@ public class BusinessMetrics implements SyncObserver {
 
     /** Kinds registered up front, so that {@code increase()} sees the first one. Others appear when first recorded. */
     static final List<String> KNOWN_ANOMALY_KINDS = List.of(
-            "amount-mismatch", "order-not-pending", "success-after-cancel", "transaction-conflict", "sync-in-doubt");
+            "amount-mismatch",
+            "order-not-pending",
+            "success-after-cancel",
+            "transaction-conflict",
+            "sync-in-doubt",
+            "adjustment-for-unknown-order",
+            "adjustment-for-unpaid-order",
+            "adjustment-currency-mismatch",
+            "adjustment-exceeds-amount",
+            "reversal-without-chargeback",
+            "adjustment-conflict",
+            "adjustment-not-pending");
 
     /** An adjustment's sync states; any but Pending only for a Final one (the table's check). */
     static final List<String> ADJUSTMENT_SYNC_STATUSES =

@@ -178,6 +178,9 @@ class BusinessMetricsTest {
                     .isEqualTo(1.0);
             assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "sync-in-doubt")))
                     .isEqualTo(0.0);
+            // An alert on increase() sees the first refused refund only if its series was there before it.
+            assertThat(scrape.value("paysync_anomalies_total", Map.of("kind", "adjustment-exceeds-amount")))
+                    .isEqualTo(0.0);
         });
 
         Scrape scrape = scrape();
