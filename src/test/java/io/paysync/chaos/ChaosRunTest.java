@@ -84,7 +84,17 @@ class ChaosRunTest {
     private static final int ORDERS = Integer.getInteger("paysync.chaos.orders", 1000);
     private static final long SEED = Long.getLong("paysync.chaos.seed", System.currentTimeMillis());
     private static final int WORKERS = 3;
-    private static final int RANDOM_KILLS = 12;
+    /**
+     * How the third party keeps one record per order and per adjustment: {@code idempotent} (it honours
+     * Idempotency-Key, and an in-doubt send is sent again) or {@code lookup} (every create that reaches it is a new
+     * record, so only the lookup before a resend keeps a second one out, and a duplicate would show). Half the seeds
+     * take each, so CI runs both over time; {@code -Dpaysync.chaos.third-party} picks one.
+     */
+    private static final String THIRD_PARTY =
+            System.getProperty("paysync.chaos.third-party", SEED % 2 == 0 ? "idempotent" : "lookup");
+
+    private static final boolean LOOKUP = "lookup".equals(THIRD_PARTY);
+    private static final int RANDOM_KILLS = Math.max(12, ORDERS / 250);
     /** Kills on the spot at points of the call: about ten of each per run, whatever its length. */
     private static final int KILL_AT_RECEIVED_EVERY = Math.max(97, ORDERS / 10 + 1);
 
@@ -137,11 +147,17 @@ class ChaosRunTest {
     @Test
     void should_lose_duplicate_and_send_early_nothing_under_kills_terminations_and_third_party_faults()
             throws Exception {
-        System.out.printf("chaos run: %d orders, %d workers, seed %d%n", ORDERS, WORKERS, SEED);
+        if (!LOOKUP && !"idempotent".equals(THIRD_PARTY)) {
+            throw new IllegalArgumentException(
+                    "paysync.chaos.third-party must be idempotent or lookup: " + THIRD_PARTY);
+        }
+        System.out.printf(
+                "chaos run: %d orders, %d workers, seed %d, third party %s%n", ORDERS, WORKERS, SEED, THIRD_PARTY);
         long started = System.nanoTime();
         try (TestDatabase db = TestDatabase.postgres();
                 ThirdPartyStub stub = ThirdPartyStub.start();
                 HikariDataSource observer = observer(db)) {
+            stub.idempotent(!LOOKUP);
             List<String> urls = new ArrayList<>(List.of(stub.url()));
             for (int i = 1; i < WORKERS; i++) {
                 urls.add(stub.addListener());
@@ -201,10 +217,11 @@ class ChaosRunTest {
         }
         HistoryChecker.Result result = HistoryChecker.check(history);
         String report = String.format(
-                "chaos run: %d orders, %d workers, seed %d, %d s%n%s  %-34s %d%n",
+                "chaos run: %d orders, %d workers, seed %d, third party %s, %d s%n%s  %-34s %d%n",
                 ORDERS,
                 WORKERS,
                 SEED,
+                THIRD_PARTY,
                 secondsSince(started),
                 result.report(),
                 "adjustments before their record",
@@ -877,8 +894,8 @@ class ChaosRunTest {
     /**
      * Every 5-12 s (the first within 2-5 s, so that a short chaos phase still has one), kill -9 of a worker that is
      * up: one picked among all could be the one the third party's faults have just killed, and nothing would happen.
-     * At most {@link #RANDOM_KILLS}: each restart costs a JVM start on a machine the rest of the suite shares, and a
-     * slower run lasts longer and would kill more.
+     * At most {@link #RANDOM_KILLS} (12, or one per 250 orders in a longer run): each restart costs a JVM start on a
+     * machine the rest of the suite shares, and a slower run lasts longer and would kill more.
      */
     private void killAtRandom() {
         long pause = ThreadLocalRandom.current().nextLong(2_000, 5_000);
@@ -1161,6 +1178,11 @@ class ChaosRunTest {
             tuning.put("camel.resilience4j.waitDurationInOpenState", "1");
             tuning.put("camel.main.jmxEnabled", "false");
             tuning.put("paysync.payment.expiry-enabled", "false");
+            if (LOOKUP) {
+                tuning.put("paysync.third-party.idempotent-create", "false");
+                tuning.put("paysync.third-party.lookup-enabled", "true");
+                tuning.put("paysync.third-party.lookup-settle-ms", "3000");
+            }
             WorkerProcess p = WorkerProcess.start(dir, env, tuning);
             processes[i] = p;
             try {
