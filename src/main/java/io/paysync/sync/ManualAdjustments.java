@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * would have taken (Final, its order's record written) to an operator: sync Pending -> Manual, one statement and its
  * history rows in one transaction. One left Processing by a worker stopped before the route was taken out goes the
  * same way once its lease expires, its history saying the attempt may have reached the third party: with no claim
- * running, nothing else would ever take it over. The operator handles it at the third party and resolves it with the reference of
- * what they did. Whether the route is there is known once the routes are loaded, before any route starts.
+ * running, nothing else would ever take it over. The operator handles it at the third party and resolves it with the
+ * reference of what they did. Whether the route is there is known once the routes are loaded, before any route
+ * starts.
  */
 public class ManualAdjustments {
 
