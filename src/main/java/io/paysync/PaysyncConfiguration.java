@@ -6,6 +6,7 @@ import io.paysync.admin.AdjustmentActions;
 import io.paysync.admin.AdjustmentSyncActions;
 import io.paysync.admin.AdjustmentSyncApi;
 import io.paysync.admin.AdminApi;
+import io.paysync.admin.DeadLetterGroups;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
 import io.paysync.config.Settings;
@@ -234,7 +235,10 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind(
                 "adjustmentSyncApi",
                 new AdjustmentSyncApi(
-                        new AdjustmentSyncActions(database, clock), adjustmentKeys, audiences.operatorUsername()));
+                        new AdjustmentSyncActions(database, clock),
+                        DeadLetterGroups.adjustments(database),
+                        adjustmentKeys,
+                        audiences.operatorUsername()));
         registry.bind(
                 "operatorConsole",
                 new OperatorConsole(

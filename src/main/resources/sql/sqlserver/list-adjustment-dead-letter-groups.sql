@@ -1,9 +1,9 @@
 -- Adjustments' dead letters grouped by the fingerprint of their last failure, as the orders' are: how many, since
 -- when, and the oldest as an example (its gateway id and order).
-SELECT fingerprint, adjustment_count, oldest_failed_at, gateway_id, order_number, last_sync_error
+SELECT fingerprint, dead_letter_count, oldest_failed_at, gateway_id, order_number, last_sync_error
 FROM (
     SELECT COALESCE(sync_failure_fingerprint, N'unknown') AS fingerprint,
-           COUNT(*) OVER (PARTITION BY COALESCE(sync_failure_fingerprint, N'unknown')) AS adjustment_count,
+           COUNT(*) OVER (PARTITION BY COALESCE(sync_failure_fingerprint, N'unknown')) AS dead_letter_count,
            MIN(dead_lettered_at) OVER (PARTITION BY COALESCE(sync_failure_fingerprint, N'unknown')) AS oldest_failed_at,
            ROW_NUMBER() OVER (PARTITION BY COALESCE(sync_failure_fingerprint, N'unknown')
                               ORDER BY CASE WHEN dead_lettered_at IS NULL THEN 1 ELSE 0 END, dead_lettered_at, id)
@@ -13,4 +13,4 @@ FROM (
     WHERE sync_status = N'Failed'
 ) g
 WHERE rank_in_group = 1
-ORDER BY adjustment_count DESC, fingerprint
+ORDER BY dead_letter_count DESC, fingerprint

@@ -70,32 +70,6 @@ public class AdjustmentSyncActions {
                         AdjustmentSyncActions::map);
     }
 
-    /** Dead letters grouped by their last failure's fingerprint, largest first, each with its oldest as an example. */
-    public List<Map<String, Object>> deadLetterGroups() {
-        return db.jdbc().query(db.sql("list-adjustment-dead-letter-groups"), Map.of(), (rs, i) -> {
-            Map<String, Object> g = new LinkedHashMap<>();
-            g.put("fingerprint", rs.getString("fingerprint"));
-            g.put("count", rs.getLong("adjustment_count"));
-            Instant oldest = AdjustmentRepository.instant(rs, "oldest_failed_at");
-            g.put("oldestFailedAt", oldest == null ? null : oldest.toString());
-            Map<String, Object> example = new LinkedHashMap<>();
-            example.put("gatewayId", rs.getString("gateway_id"));
-            example.put("orderNumber", rs.getString("order_number"));
-            example.put("lastSyncError", rs.getString("last_sync_error"));
-            g.put("example", example);
-            return g;
-        });
-    }
-
-    /** One group's dead letters, oldest first: gateway id to its order's number. */
-    public Map<String, String> deadLettersIn(String fingerprint) {
-        Map<String, String> members = new LinkedHashMap<>();
-        db.jdbc().query(db.sql("list-adjustment-dead-letters-in-group"), Map.of("fingerprint", fingerprint), rs -> {
-            members.put(rs.getString("gateway_id"), rs.getString("order_number"));
-        });
-        return members;
-    }
-
     /**
      * Failed -> Pending, due now, a fresh series of attempts; returns false when the adjustment's sync is not Failed.
      * {@code alsoIfMoved} runs in the same transaction, so no worker can claim it between the two.

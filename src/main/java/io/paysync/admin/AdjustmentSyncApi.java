@@ -1,17 +1,13 @@
 package io.paysync.admin;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.OrderApi;
 import io.paysync.payment.AdjustmentEvent;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
@@ -31,6 +27,7 @@ public class AdjustmentSyncApi {
     static final Set<String> SYNC_STATUSES = Set.of("Pending", "Processing", "Completed", "Failed", "Manual");
 
     private final AdjustmentSyncActions actions;
+    private final DeadLetterGroups groups;
     private final IdempotentRepository sendKeys;
     private final String operator;
 
@@ -38,8 +35,10 @@ public class AdjustmentSyncApi {
      * @param sendKeys the adjustments' send keys (processor {@code third-party-adjustment}), keyed by gateway id
      * @param operator the operators' user name, written with their actions
      */
-    public AdjustmentSyncApi(AdjustmentSyncActions actions, IdempotentRepository sendKeys, String operator) {
+    public AdjustmentSyncApi(
+            AdjustmentSyncActions actions, DeadLetterGroups groups, IdempotentRepository sendKeys, String operator) {
         this.actions = actions;
+        this.groups = groups;
         this.sendKeys = sendKeys;
         this.operator = operator;
     }
@@ -82,37 +81,18 @@ public class AdjustmentSyncApi {
 
     /** {@code GET /api/admin/adjustments/dead-letters/groups}: as the orders' groups, of adjustments. */
     public ApiReply deadLetterGroups(Exchange exchange) {
-        return ApiReply.ok(actions.deadLetterGroups());
+        return ApiReply.ok(groups.groups());
     }
 
     /**
-     * {@code POST /api/admin/adjustments/dead-letters/groups/{fingerprint}/retry}: every dead-lettered adjustment of
-     * the group goes Failed -> Pending through the same guarded statement as a single retry (and, as there, loses its
-     * in-doubt marker). Answers {@code 202} with how many moved (one resolved or retried meanwhile is not counted), or
-     * {@code 404 no-dead-letters} when the group has none, so a mistyped fingerprint is not taken for success.
+     * {@code POST /api/admin/adjustments/dead-letters/groups/{fingerprint}/retry}: each of the group through the single
+     * retry's guarded statement, answered as the orders' group retry is ({@link DeadLetterGroups#retryGroup}).
      */
     public ApiReply retryDeadLetterGroup(Exchange exchange) {
-        String fingerprint = exchange.getMessage().getHeader("fingerprint", String.class);
-        if (fingerprint == null || !AdminApi.FINGERPRINT.matcher(fingerprint).matches()) {
-            throw ApiException.malformed("The fingerprint must be 1 to 64 lower-case letters, digits and dashes");
-        }
-        Map<String, String> deadLetters = actions.deadLettersIn(fingerprint);
-        if (deadLetters.isEmpty()) {
-            throw new ApiException(
-                    404, "no-dead-letters", "No dead-lettered adjustments with fingerprint " + fingerprint);
-        }
-        TransitionLog.Cause cause = TransitionLog.Cause.operator("retry-group " + fingerprint);
-        List<String> retried = new ArrayList<>();
-        deadLetters.forEach((gatewayId, orderNumber) -> {
-            if (actions.retry(orderNumber, gatewayId, cause, () -> sendKeys.remove(gatewayId))) {
-                retried.add(gatewayId);
-            }
-        });
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("fingerprint", fingerprint);
-        body.put("retried", retried.size());
-        body.put("gatewayIds", retried);
-        return new ApiReply(202, body);
+        return groups.retryGroup(
+                exchange,
+                (gatewayId, orderNumber, cause) ->
+                        actions.retry(orderNumber, gatewayId, cause, () -> sendKeys.remove(gatewayId)));
     }
 
     /**

@@ -15,11 +15,8 @@ import io.paysync.order.PaymentStatus;
 import io.paysync.payment.OrderCancellation;
 import io.paysync.payment.PaymentRules;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.apache.camel.Exchange;
 import org.apache.camel.spi.IdempotentRepository;
 
@@ -28,9 +25,6 @@ public class AdminApi {
 
     static final int DEFAULT_ANOMALY_LIMIT = 100;
     static final int MAX_ANOMALY_LIMIT = 1000;
-
-    /** What a fingerprint may look like in a path: the forms {@code SyncFailure} makes, nothing else. */
-    static final Pattern FINGERPRINT = Pattern.compile("[a-z0-9][a-z0-9-]{0,63}");
 
     private final OrderRepository orders;
     private final PaymentRules rules;
@@ -54,7 +48,7 @@ public class AdminApi {
         this.sync = sync;
         this.sendKeys = sendKeys;
         this.history = new OrderHistory(db);
-        this.groups = new DeadLetterGroups(db);
+        this.groups = DeadLetterGroups.orders(db);
     }
 
     /**
@@ -81,32 +75,14 @@ public class AdminApi {
     }
 
     /**
-     * {@code POST /api/admin/dead-letters/groups/{fingerprint}/retry}: every dead letter of the group goes Failed ->
-     * Pending through the same guarded statement as a single retry (and, as there, loses its in-doubt marker). Answers
-     * {@code 202} with how many moved (an order resolved or retried by someone else meanwhile is not counted), or
-     * {@code 404 no-dead-letters} when the group has none, so a mistyped fingerprint is not taken for success.
+     * {@code POST /api/admin/dead-letters/groups/{fingerprint}/retry}: each order of the group through the single
+     * retry's guarded statement, which also forgets its in-doubt marker ({@link DeadLetterGroups#retryGroup}).
      */
     public ApiReply retryDeadLetterGroup(Exchange exchange) {
-        String fingerprint = exchange.getMessage().getHeader("fingerprint", String.class);
-        if (fingerprint == null || !FINGERPRINT.matcher(fingerprint).matches()) {
-            throw ApiException.malformed("The fingerprint must be 1 to 64 lower-case letters, digits and dashes");
-        }
-        List<String> deadLetters = groups.orderNumbers(fingerprint);
-        if (deadLetters.isEmpty()) {
-            throw new ApiException(404, "no-dead-letters", "No dead letters with fingerprint " + fingerprint);
-        }
-        TransitionLog.Cause cause = TransitionLog.Cause.operator("retry-group " + fingerprint);
-        List<String> retried = new ArrayList<>();
-        for (String orderNumber : deadLetters) {
-            if (sync.retryDeadLetter(orderNumber, cause, () -> sendKeys.remove(orderNumber))) {
-                retried.add(orderNumber);
-            }
-        }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("fingerprint", fingerprint);
-        body.put("retried", retried.size());
-        body.put("orderNumbers", retried);
-        return new ApiReply(202, body);
+        return groups.retryGroup(
+                exchange,
+                (orderNumber, sameOrderNumber, cause) ->
+                        sync.retryDeadLetter(orderNumber, cause, () -> sendKeys.remove(orderNumber)));
     }
 
     /** {@code GET /api/admin/dead-letters}: order views whose SyncStatus is Failed. */
