@@ -796,13 +796,21 @@ class ChaosRunTest {
                     answer.recordId(),
                     answer.created(),
                     answer.atNanos()));
+            killAfterRecordAnswered(answer, answered, KILL_AT_ANSWERED_EVERY, "kill-response-sent");
+        }
+
+        /**
+         * Every {@code every}th create answered with a record: kill -9 of the worker that sent it, while the answer is
+         * on its way and the worker has not stored the record's id yet (or only just).
+         */
+        private void killAfterRecordAnswered(ThirdPartyStub.Answer answer, AtomicInteger count, int every, String why) {
+            ThirdPartyStub.Request request = answer.request();
             if ("POST".equals(request.method())
                     && answer.status() / 100 == 2
                     && answer.recordId() != null
-                    && answered.incrementAndGet() % KILL_AT_ANSWERED_EVERY == 0
+                    && count.incrementAndGet() % every == 0
                     && chaos.get()) {
-                // The answer is on its way; the worker has not stored the GUID yet (or only just).
-                workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-response-sent");
+                workers.kill(workerByStubPort.getOrDefault(request.port(), -1), why);
             }
         }
 
@@ -843,13 +851,8 @@ class ChaosRunTest {
                     answer.recordId(),
                     answer.created(),
                     answer.atNanos()));
-            if ("POST".equals(request.method())
-                    && answer.status() / 100 == 2
-                    && answer.recordId() != null
-                    && adjustmentsAnswered.incrementAndGet() % KILL_AT_ADJUSTMENT_ANSWERED_EVERY == 0
-                    && chaos.get()) {
-                workers.kill(workerByStubPort.getOrDefault(request.port(), -1), "kill-adjustment-response-sent");
-            }
+            killAfterRecordAnswered(
+                    answer, adjustmentsAnswered, KILL_AT_ADJUSTMENT_ANSWERED_EVERY, "kill-adjustment-response-sent");
         }
 
         /** The adjustment's order, status, and its order's sync status and GUID, as committed now. */

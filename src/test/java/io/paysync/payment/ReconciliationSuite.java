@@ -74,6 +74,15 @@ public abstract class ReconciliationSuite {
         return app(Map.of());
     }
 
+    /** With the sync on, quick enough for a test, so what reconciliation settles reaches the third party. */
+    private PaysyncInstance syncingApp() throws Exception {
+        return app(Map.of(
+                "paysync.sync.enabled", "true",
+                "paysync.sync.period-ms", "100",
+                "paysync.sync.lease-seconds", "30",
+                "paysync.third-party.response-timeout-ms", "3000"));
+    }
+
     /** An order created now (test clock), then made older than the threshold. */
     private void oldOrder(PaysyncInstance app, String orderNumber, String amount, String currency) throws Exception {
         assertThat(app.createOrder(orderNumber, amount, currency).status()).isEqualTo(201);
@@ -100,15 +109,7 @@ public abstract class ReconciliationSuite {
 
     @Test
     void should_mark_paid_when_the_gateway_says_succeeded_and_sync_it_once() throws Exception {
-        PaysyncInstance app = app(Map.of(
-                "paysync.sync.enabled",
-                "true",
-                "paysync.sync.period-ms",
-                "100",
-                "paysync.sync.lease-seconds",
-                "30",
-                "paysync.third-party.response-timeout-ms",
-                "3000"));
+        PaysyncInstance app = syncingApp();
         gateway.answer("R-PAID", Answer.payment("R-PAID", "gw_r_paid", "10.00", "EUR", "succeeded"));
         oldOrder(app, "R-PAID", "10.00", "EUR");
 
@@ -130,15 +131,7 @@ public abstract class ReconciliationSuite {
 
     @Test
     void should_record_the_adjustments_a_succeeded_answer_lists_once_and_send_them_after_the_order() throws Exception {
-        PaysyncInstance app = app(Map.of(
-                "paysync.sync.enabled",
-                "true",
-                "paysync.sync.period-ms",
-                "100",
-                "paysync.sync.lease-seconds",
-                "30",
-                "paysync.third-party.response-timeout-ms",
-                "3000"));
+        PaysyncInstance app = syncingApp();
         // The callbacks of the payment and of its refunds were all lost; the status API lists the refunds, one of
         // them past what is left of the amount, and something that is no adjustment.
         gateway.answer("R-REF", new Answer(200, """
