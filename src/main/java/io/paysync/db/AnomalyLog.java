@@ -24,13 +24,16 @@ public final class AnomalyLog {
     /**
      * As {@link #record}, unless the same kind, order and detail is recorded already: for a source that repeats the
      * same answer (reconciliation asks every round). Two instances racing may both write it; that is harmless.
+     *
+     * @return whether it was recorded now, so that a caller says it once too
      */
-    public void recordOnce(
+    public boolean recordOnce(
             String kind, String orderNumber, String transactionId, String webhookId, String detail, Instant now) {
-        db.jdbc()
-                .update(
-                        db.sql("insert-anomaly-once"),
-                        params(kind, orderNumber, transactionId, webhookId, detail, now));
+        return db.jdbc()
+                        .update(
+                                db.sql("insert-anomaly-once"),
+                                params(kind, orderNumber, transactionId, webhookId, detail, now))
+                > 0;
     }
 
     private static MapSqlParameterSource params(

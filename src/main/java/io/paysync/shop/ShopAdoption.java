@@ -32,6 +32,7 @@ public final class ShopAdoption {
     public static final String WRITEBACK_ENABLED = "paysync.shop.writeback.enabled";
     public static final String WRITEBACK_CONCLUSIONS = "paysync.shop.writeback.conclusions";
     public static final String LEGACY_PAYMENTS = "paysync.shop.legacy-payments";
+    public static final String PAYMENT_WINDOW_FROM = "paysync.shop.payment-window-from";
 
     private ShopAdoption() {}
 
@@ -62,6 +63,12 @@ public final class ShopAdoption {
             throw new InvalidSettingsException(List.of(WRITEBACK_CONCLUSIONS
                     + " must list some of Paid, Completed, Failed, Expired, Cancelled, separated by commas"));
         }
+        String windowSetting = settings.getOrDefault(PAYMENT_WINDOW_FROM, ShopOrders.WindowFrom.CUTOVER.setting());
+        ShopOrders.WindowFrom windowFrom = ShopOrders.WindowFrom.of(windowSetting.trim());
+        if (windowFrom == null) {
+            throw new InvalidSettingsException(
+                    List.of(PAYMENT_WINDOW_FROM + " must be cutover or created (is '" + windowSetting + "')"));
+        }
         checkSqlFiles(settings, database, intake, writeBack);
         int parallelism = settings.getInt("paysync.shop.intake.parallelism", 2, 1, 16);
         DataSource shop = database.dataSource();
@@ -90,7 +97,7 @@ public final class ShopAdoption {
             shop = ds;
         }
         context.getRegistry().bind("shopDataSource", shop);
-        ShopOrders shopOrders = new ShopOrders(database, orders, clock);
+        ShopOrders shopOrders = new ShopOrders(database, orders, clock, windowFrom);
         context.getRegistry()
                 .bind(
                         "shopIntake",

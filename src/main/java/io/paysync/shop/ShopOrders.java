@@ -53,18 +53,52 @@ public class ShopOrders {
         }
     }
 
+    /**
+     * Where the payment window of an order taken over as Pending starts ({@code paysync.shop.payment-window-from}):
+     * the shop's rows in flight at the cutover are often older than the window, and expiring them all in the first
+     * round would tell the shop's screens (through the write-back) that every open order failed at once.
+     */
+    public enum WindowFrom {
+        /** When Paysync took the row in: its {@code created_at} is the take-over's time. */
+        CUTOVER("cutover"),
+        /** The shop's own created time: a row older than the window expires in the next expiry round. */
+        CREATED("created");
+
+        private final String setting;
+
+        WindowFrom(String setting) {
+            this.setting = setting;
+        }
+
+        public String setting() {
+            return setting;
+        }
+
+        /** The value named by {@code setting}, or null when it names none. */
+        public static WindowFrom of(String setting) {
+            for (WindowFrom from : values()) {
+                if (from.setting.equals(setting)) {
+                    return from;
+                }
+            }
+            return null;
+        }
+    }
+
     private final Database db;
     private final OrderRepository orders;
     private final TransitionLog history;
     private final AnomalyLog anomalies;
     private final Clock clock;
+    private final WindowFrom windowFrom;
 
-    public ShopOrders(Database db, OrderRepository orders, Clock clock) {
+    public ShopOrders(Database db, OrderRepository orders, Clock clock, WindowFrom windowFrom) {
         this.db = db;
         this.orders = orders;
         this.history = new TransitionLog(db);
         this.anomalies = new AnomalyLog(db);
         this.clock = clock;
+        this.windowFrom = windowFrom;
     }
 
     /** The class the design note gives a row, before any look at Paysync's tables. */
@@ -92,7 +126,7 @@ public class ShopOrders {
                     .batchUpdate(
                             db.sql("adopt-order"),
                             java.util.stream.IntStream.range(0, rows.size())
-                                    .mapToObj(i -> params(rows.get(i), classes.get(i), now))
+                                    .mapToObj(i -> params(rows.get(i), now))
                                     .toArray(SqlParameterSource[]::new));
             List<Entry> entries = new ArrayList<>();
             List<SqlParameterSource> keys = new ArrayList<>();
@@ -140,6 +174,10 @@ public class ShopOrders {
             Instant now) {
         TransitionLog.Cause cause = TransitionLog.Cause.legacy(source + " key " + row.key());
         String order = row.orderNumber();
+        if (row.payment() == ShopRow.Payment.PENDING) {
+            // The take-over is the order's first transition: without it the history of an unpaid row is empty.
+            entries.add(new Entry(order, "payment", null, "Pending", cause, pendingDetail(row, now)));
+        }
         switch (outcome) {
             case PAID_RECORDED -> {
                 entries.add(new Entry(order, "payment", "Pending", "Paid", cause, "transaction " + transactionId(row)));
@@ -223,10 +261,21 @@ public class ShopOrders {
         return new Entry(order, "payment", "Pending", "Failed", cause, "transaction " + row.transactionId());
     }
 
-    private static MapSqlParameterSource params(ShopRow row, Outcome outcome, Instant now) {
+    /** What the history says of a row taken over unpaid: the shop's created time, and where its window starts. */
+    private String pendingDetail(ShopRow row, Instant now) {
+        String created = row.createdAt() == null ? "no created time" : "created there at " + row.createdAt();
+        return "not paid in the shop's table (" + created + "); payment window from "
+                + (windowFrom == WindowFrom.CUTOVER || row.createdAt() == null ? "the take-over, " + now : "then");
+    }
+
+    private MapSqlParameterSource params(ShopRow row, Instant now) {
         boolean paid = row.payment() == ShopRow.Payment.PAID;
         boolean recorded = row.thirdPartyGuid() != null;
-        Instant created = row.createdAt() != null ? row.createdAt() : now;
+        Instant shopCreated = row.createdAt() != null ? row.createdAt() : now;
+        // The expiry counts the window from created_at: for a row still Pending it is the take-over when the window
+        // starts at the cutover.
+        Instant created =
+                row.payment() == ShopRow.Payment.PENDING && windowFrom == WindowFrom.CUTOVER ? now : shopCreated;
         String paymentStatus = paid ? "Paid" : row.payment() == ShopRow.Payment.FAILED ? "Failed" : "Pending";
         return new MapSqlParameterSource()
                 .addValue("orderNumber", row.orderNumber())
@@ -237,7 +286,7 @@ public class ShopOrders {
                 .addValue("transactionId", paid ? transactionId(row) : row.transactionId())
                 .addValue("guid", row.thirdPartyGuid())
                 .addValue("createdAt", Database.utc(created))
-                .addValue("paidAt", paid ? Database.utc(row.paidAt() != null ? row.paidAt() : created) : null)
+                .addValue("paidAt", paid ? Database.utc(row.paidAt() != null ? row.paidAt() : shopCreated) : null)
                 .addValue("syncedAt", recorded ? Database.utc(now) : null);
     }
 

@@ -131,24 +131,36 @@ public class ShopWatch {
                 paidAfterCancel(row);
             }
             if (row.thirdPartyGuid() != null && !row.thirdPartyGuid().equals(order.thirdPartyGuid())) {
-                finding("legacy-record");
-                anomalies.recordOnce(
-                        "legacy-record",
-                        row.orderNumber(),
-                        null,
-                        null,
-                        "the shop's table holds third-party record " + row.thirdPartyGuid() + " that Paysync did not"
-                                + " write (Paysync's: "
-                                + (order.syncStatus() == SyncStatus.Completed
-                                        ? order.thirdPartyGuid()
-                                        : "none yet, " + order.syncStatus())
-                                + "): the shop's old timer job is still sending; stop it (docs/adopting.md)",
-                        clock.instant());
-                LOG.warn(
-                        "Order {}: the shop's table got a third-party record Paysync did not write: is the shop's old"
-                                + " timer job still running?",
-                        row.orderNumber());
+                legacyRecord(row, order);
             }
+        }
+    }
+
+    /**
+     * A GUID in the shop's row that Paysync did not write: the anomaly and its WARN once per row and record, though
+     * every round reads the row again while the GUID stays; the anomalies table remembers, so the memory is bounded
+     * and shared by the instances. Paysync's own state goes to the WARN, not the anomaly's detail, which must stay the
+     * same from round to round to be recorded once.
+     */
+    private void legacyRecord(ShopRow row, Order order) {
+        finding("legacy-record");
+        boolean recorded = anomalies.recordOnce(
+                "legacy-record",
+                row.orderNumber(),
+                null,
+                null,
+                "the shop's table holds third-party record " + row.thirdPartyGuid() + " that Paysync did not write:"
+                        + " the shop's old timer job is still sending; stop it (docs/adopting.md)",
+                clock.instant());
+        if (recorded) {
+            LOG.warn(
+                    "Order {}: the shop's table got third-party record {} that Paysync did not write (Paysync's: {}):"
+                            + " is the shop's old timer job still running?",
+                    row.orderNumber(),
+                    row.thirdPartyGuid(),
+                    order.syncStatus() == SyncStatus.Completed
+                            ? order.thirdPartyGuid()
+                            : "none yet, " + order.syncStatus());
         }
     }
 

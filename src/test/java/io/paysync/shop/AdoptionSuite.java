@@ -1,8 +1,11 @@
 package io.paysync.shop;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.paysync.support.LogCapture;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
@@ -284,8 +287,121 @@ public abstract class AdoptionSuite {
         assertThat(third.recordsFor("CUT-DOUBT")).isEqualTo(1);
         assertThat(app.count("SELECT COUNT(*) FROM orders")).isEqualTo(4);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE actor = 'legacy' AND machine = 'payment'"))
-                .as("the shop's own conclusions, in the history as the shop's")
-                .isEqualTo(2);
+                .as("each row's payment as the shop's table gave it, in the history as the shop's")
+                .isEqualTo(4);
+    }
+
+    @Test
+    void should_show_the_take_over_of_every_row_in_its_history_an_unpaid_one_too() throws Exception {
+        insertShopOrder("HIST-PENDING", false, null, null);
+        insertShopOrder("HIST-PAID", true, "gw_hist", "guid-hist");
+        PaysyncInstance app = start(Map.of());
+        awaitColumn(app, "HIST-PENDING", "payment_status", "Pending");
+        awaitColumn(app, "HIST-PAID", "payment_status", "Paid");
+
+        JsonNode pending = history(app, "HIST-PENDING");
+        assertThat(pending).hasSize(1);
+        assertThat(pending.get(0).path("machine").asText()).isEqualTo("payment");
+        assertThat(pending.get(0).path("from").isNull())
+                .as("taken in, from no state of Paysync's")
+                .isTrue();
+        assertThat(pending.get(0).path("to").asText()).isEqualTo("Pending");
+        assertThat(pending.get(0).path("actor").asText()).isEqualTo("legacy");
+        assertThat(pending.get(0).path("detail").asText()).contains("not paid in the shop's table");
+        JsonNode paid = history(app, "HIST-PAID");
+        assertThat(paid.findValuesAsText("to")).containsExactlyInAnyOrder("Paid", "Completed");
+        assertThat(paid.findValuesAsText("actor")).containsOnly("legacy");
+    }
+
+    @Test
+    void should_count_the_payment_window_of_an_old_unpaid_row_from_the_cutover_by_default() throws Exception {
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            makeThePaymentBitNullable(s);
+        }
+        insertShopOrder("OLD-OPEN", null, null, null);
+        shopCreatedDaysAgo("OLD-OPEN", 2);
+        PaysyncInstance app = start(Map.of(
+                "paysync.payment.window-seconds", "3600",
+                "paysync.payment.expiry-enabled", "true",
+                "paysync.payment.expiry-period-ms", "100",
+                "paysync.shop.writeback.enabled", "true",
+                "paysync.shop.writeback.period-ms", "100"));
+        awaitColumn(app, "OLD-OPEN", "payment_status", "Pending");
+        // An order of Paysync's own as old: it expires, so expiry rounds do run meanwhile.
+        insertPaysyncOrderDaysAgo("NATIVE-OLD", 2);
+        awaitColumn(app, "NATIVE-OLD", "payment_status", "Expired");
+        await().during(Duration.ofMillis(1000))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> "Pending".equals(app.column("OLD-OPEN", "payment_status")));
+        assertThat(shopRow("OLD-OPEN").get("payment"))
+                .as("nothing written back: the shop's screens still show it open")
+                .isNull();
+    }
+
+    @Test
+    void should_expire_an_old_unpaid_row_at_once_when_its_window_counts_from_the_shops_created_time() throws Exception {
+        try (Connection c = shopDb.connect();
+                Statement s = c.createStatement()) {
+            makeThePaymentBitNullable(s);
+        }
+        insertShopOrder("OLD-CREATED", null, null, null);
+        shopCreatedDaysAgo("OLD-CREATED", 2);
+        insertShopOrder("NEW-CREATED", null, null, null);
+        PaysyncInstance app = start(Map.of(
+                "paysync.shop.payment-window-from", "created",
+                "paysync.payment.window-seconds", "3600",
+                "paysync.payment.expiry-enabled", "true",
+                "paysync.payment.expiry-period-ms", "100",
+                "paysync.shop.writeback.enabled", "true",
+                "paysync.shop.writeback.period-ms", "100"));
+        awaitColumn(app, "OLD-CREATED", "payment_status", "Expired");
+        assertThat(app.column("NEW-CREATED", "payment_status"))
+                .as("a row created within the window stays open")
+                .isEqualTo("Pending");
+        assertThat(history(app, "OLD-CREATED").findValuesAsText("to")).containsExactly("Pending", "Expired");
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(shopRow("OLD-CREATED").get("payment"))
+                        .as("the nullable bit's example writes Expired back as false")
+                        .isEqualTo(false));
+        assertThat(shopRow("NEW-CREATED").get("payment")).isNull();
+    }
+
+    @Test
+    void should_refuse_to_start_with_a_payment_window_from_it_does_not_know() {
+        assertThatThrownBy(() -> start(Map.of("paysync.shop.payment-window-from", "creation")))
+                .hasStackTraceContaining("paysync.shop.payment-window-from must be cutover or created (is 'creation')");
+    }
+
+    private JsonNode history(PaysyncInstance app, String number) throws Exception {
+        PaysyncInstance.Response r = app.get("/api/admin/orders/" + number + "/history", app.admin());
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return r.json().path("transitions");
+    }
+
+    /** The shop's row made as old as an order left open since the day before yesterday. */
+    private void shopCreatedDaysAgo(String number, int days) throws SQLException {
+        try (Connection c = shopDb.connect();
+                PreparedStatement ps = c.prepareStatement("UPDATE Orders SET CreatedAtUtc = ? WHERE OrderNumber = ?")) {
+            ps.setTimestamp(
+                    1,
+                    Timestamp.valueOf(
+                            LocalDateTime.now(ZoneOffset.UTC).minusDays(days).withNano(0)));
+            ps.setString(2, number);
+            assertThat(ps.executeUpdate()).isEqualTo(1);
+        }
+    }
+
+    /** A Pending order of Paysync's own, created {@code days} ago. */
+    private void insertPaysyncOrderDaysAgo(String number, int days) throws SQLException {
+        try (Connection c = paysyncDb.connect();
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO orders (order_number, amount, currency, payment_status, sync_status,"
+                                + " sync_attempts, created_at) VALUES (?, 10.00, 'EUR', 'Pending', 'Pending', 0, ?)")) {
+            ps.setString(1, number);
+            ps.setObject(2, java.time.OffsetDateTime.now(ZoneOffset.UTC).minusDays(days));
+            ps.executeUpdate();
+        }
     }
 
     @Test
@@ -406,8 +522,8 @@ public abstract class AdoptionSuite {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> a.count("SELECT COUNT(*) FROM orders") == rows);
         assertThat(a.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
-                .as("one adoption per paid row, none twice")
-                .isEqualTo(rows / 3);
+                .as("one adoption per row, none twice")
+                .isEqualTo(rows);
         assertThat(a.count("SELECT rows_taken FROM shop_intakes")).isEqualTo(rows);
     }
 
@@ -542,7 +658,16 @@ public abstract class AdoptionSuite {
                 Statement s = c.createStatement()) {
             s.execute("UPDATE Orders SET ThirdPartyGuid = 'guid-of-the-old-job' WHERE OrderNumber = 'OLD-1'");
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> anomalies(app, "legacy-record", "OLD-1") == 1);
+        try (LogCapture log = LogCapture.start("old-timer-job")) {
+            await().atMost(Duration.ofSeconds(5)).until(() -> anomalies(app, "legacy-record", "OLD-1") == 1);
+            // Ten watch rounds and more read the row with the old job's GUID again.
+            await().during(Duration.ofMillis(1000))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> anomalies(app, "legacy-record", "OLD-1") == 1);
+            assertThat(log.text().lines().filter(l -> l.startsWith("WARN") && l.contains("Order OLD-1:")))
+                    .as("one WARN for the row and its record, not one a round:%n%s", log.text())
+                    .hasSize(1);
+        }
         assertThat(app.column("OLD-1", "third_party_guid")).isNull();
     }
 
@@ -617,8 +742,8 @@ public abstract class AdoptionSuite {
         assertThat(app.column("CXL-1", "payment_transaction_id")).isNull();
         assertThat(anomalies(app, "legacy-payment", "CXL-1")).isZero();
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'CXL-1'"))
-                .as("the cancel only")
-                .isEqualTo(1);
+                .as("the take-over and the cancel only")
+                .isEqualTo(2);
         assertThat(app.count("SELECT COUNT(*) FROM shop_writebacks")).isZero();
     }
 

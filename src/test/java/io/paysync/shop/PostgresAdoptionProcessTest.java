@@ -109,8 +109,8 @@ class PostgresAdoptionProcessTest {
                 await().atMost(Duration.ofSeconds(120))
                         .until(() -> survivor.count("SELECT COUNT(*) FROM orders") == rows);
                 assertThat(survivor.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"))
-                        .as("one adoption per paid row, none twice")
-                        .isEqualTo(rows * 2 / 3);
+                        .as("one adoption per row, none twice")
+                        .isEqualTo(rows);
                 assertThat(survivor.count("SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"
                                 + " AND sync_status = 'Completed'"))
                         .isEqualTo(rows / 3);
