@@ -7,9 +7,13 @@ import io.paysync.support.WorkerProcess;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -74,11 +78,16 @@ class StartupFailureIT {
         return refused(env);
     }
 
+    /** The refusal said once, on one line holding all of {@code saying}, and nothing else about it. */
     private static void oneMessage(String output, String... saying) {
-        assertThat(output).contains(saying);
         assertThat(output.lines().filter(l -> l.contains("ERROR") && l.contains("StartupFailure")))
                 .as(output)
                 .hasSize(1);
+        assertThat(output.lines().filter(l -> l.contains("Paysync cannot start")))
+                .as("one message, on one line:%n%s", output)
+                .singleElement()
+                .satisfies(line -> assertThat(line).contains(saying));
+        assertThat(output).as("Camel's own line about it").doesNotContain("Error starting CamelContext");
         assertThat(output.lines().filter(l -> l.startsWith("\tat ") || l.startsWith("Caused by:")))
                 .as("no stack trace:\n" + output)
                 .isEmpty();
@@ -142,6 +151,30 @@ class StartupFailureIT {
         withRoutes();
         String output = refused(complete("jdbc:postgresql://127.0.0.1:1/paysync"));
         oneMessage(output, "the database does not answer", "127.0.0.1:1", "paysync.db.url");
+    }
+
+    @Test
+    void should_name_the_migration_that_failed_and_what_the_database_said() throws Exception {
+        withRoutes();
+        String url = "jdbc:h2:file:" + install.resolve("db/paysync");
+        // A schema five migrations in, and a table of the sixth's name that someone made meanwhile.
+        Flyway.configure()
+                .dataSource(url, "sa", "startup-test-password")
+                .locations("classpath:db/migration/h2")
+                .target("5")
+                .load()
+                .migrate();
+        try (Connection c = DriverManager.getConnection(url, "sa", "startup-test-password");
+                Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE shop_intakes (source VARCHAR(64))");
+        }
+        String output = refused(complete(url));
+        oneMessage(
+                output,
+                "database schema migration V6 (V6__shop_adoption.sql",
+                "failed: Table \"SHOP_INTAKES\" already exists",
+                "flyway_schema_history");
+        assertThat(output).doesNotContain("the database does not answer");
     }
 
     @Test
