@@ -66,6 +66,8 @@ public final class StartupFailure {
             }
         }
         // Before the database's own errors: a migration's SQL error is a cause of Flyway's, and the database answered.
+        // FlywayMigrateException is in Flyway's internal package, yet it is what migrate() throws for a refused
+        // statement and the only place the migration's version, script and line are carried.
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof FlywayMigrateException migrate) {
                 return "Paysync cannot start: its database schema migration " + migration(migrate) + " failed: "
