@@ -41,6 +41,16 @@ public enum Dialect {
                 + "; expected jdbc:sqlserver:, jdbc:postgresql: or jdbc:h2:");
     }
 
+    /** The dialect whose statements are in {@code sql/<folder>/}, as {@code paysync.db.dialect} names it. */
+    public static Dialect fromFolder(String folder) {
+        for (Dialect d : values()) {
+            if (d.folder.equals(folder)) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("No SQL dialect has the folder " + folder);
+    }
+
     public String folder() {
         return folder;
     }

@@ -38,8 +38,9 @@ public final class ShopAdoption {
 
     /**
      * Binds {@code shopDataSource} (a pool of its own when {@code paysync.shop.db.url} is set, else Paysync's),
-     * {@code shopIntake} and {@code shopWriteBack}, and turns the outbox on for the conclusions written back. A setting
-     * out of range, or an SQL file missing for what is enabled, refuses the start naming it.
+     * {@code shopRowMapperFactory}, {@code shopIntake} and {@code shopWriteBack}, and turns the outbox on for the
+     * conclusions written back. A setting out of range, or an SQL file missing for what is enabled, refuses the start
+     * naming it.
      */
     public static void configure(
             Settings settings,
@@ -97,6 +98,7 @@ public final class ShopAdoption {
             shop = ds;
         }
         context.getRegistry().bind("shopDataSource", shop);
+        context.getRegistry().bind("shopRowMapperFactory", new ShopColumns());
         ShopOrders shopOrders = new ShopOrders(database, orders, clock, windowFrom);
         context.getRegistry()
                 .bind(

@@ -8,9 +8,11 @@ import io.paysync.order.OrderApi;
 import java.math.BigDecimal;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -22,8 +24,9 @@ import java.util.Map;
  * words, so the rules below read one shape whatever the table's.
  *
  * <p>
- * A timestamp without a zone (the shop's {@code DATETIME2} or {@code timestamp} column) is read as UTC, the shop's
- * {@code ...Utc} columns; a SQL that reads a local time converts it.
+ * A time without a zone (the shop's {@code DATETIME2}, {@code DATETIME}, {@code SMALLDATETIME} or {@code timestamp}
+ * column) is read as UTC, the shop's {@code ...Utc} columns, and a {@code date} as its midnight in UTC; a SQL that
+ * reads a local time converts it. A time with a zone ({@code DATETIMEOFFSET}, {@code timestamptz}) is its instant.
  */
 public record ShopRow(
         long key,
@@ -104,8 +107,8 @@ public record ShopRow(
                     payment,
                     bounded(columns, "transaction_id", 128, key, orderNumber),
                     bounded(columns, "third_party_guid", 128, key, orderNumber),
-                    instant(columns, "created_at", key, orderNumber),
-                    instant(columns, "paid_at", key, orderNumber));
+                    instant(columns.get("created_at"), "created_at", key, orderNumber),
+                    instant(columns.get("paid_at"), "paid_at", key, orderNumber));
         } catch (ApiException e) {
             throw new Malformed(key, orderNumber, "column " + e.getMessage().replace("Field ", ""));
         } catch (NumberFormatException e) {
@@ -150,25 +153,39 @@ public record ShopRow(
         return value;
     }
 
-    private static Instant instant(Map<String, Object> columns, String name, long key, String orderNumber) {
-        Object value = columns.get(name);
+    /**
+     * A time column's instant. A zoneless value is the shop's UTC wall clock (its {@code ...Utc} columns); a value with
+     * a zone or offset is that instant. {@link ShopColumns} gives the SQL's times as {@code java.time}; the JDBC types
+     * are taken too, read as their driver made them: a {@code Timestamp} or {@code java.sql.Date} is the column's wall
+     * clock in the JVM's zone, an mssql-jdbc {@code DateTimeOffset} an instant.
+     */
+    static Instant instant(Object value, String name, long key, String orderNumber) {
         if (value == null) {
             return null;
-        }
-        if (value instanceof Timestamp t) {
-            return t.toLocalDateTime().toInstant(ZoneOffset.UTC);
-        }
-        if (value instanceof LocalDateTime t) {
-            return t.toInstant(ZoneOffset.UTC);
         }
         if (value instanceof OffsetDateTime t) {
             return t.toInstant();
         }
+        if (value instanceof LocalDateTime t) {
+            return t.toInstant(ZoneOffset.UTC);
+        }
         if (value instanceof Instant t) {
             return t;
         }
-        if (value instanceof java.util.Date d) {
-            return d.toInstant();
+        if (value instanceof ZonedDateTime t) {
+            return t.toInstant();
+        }
+        if (value instanceof LocalDate d) {
+            return d.atStartOfDay(ZoneOffset.UTC).toInstant();
+        }
+        if (value instanceof microsoft.sql.DateTimeOffset t) {
+            return t.getOffsetDateTime().toInstant();
+        }
+        if (value instanceof Timestamp t) {
+            return t.toLocalDateTime().toInstant(ZoneOffset.UTC);
+        }
+        if (value instanceof java.sql.Date d) {
+            return d.toLocalDate().atStartOfDay(ZoneOffset.UTC).toInstant();
         }
         throw new Malformed(key, orderNumber, "column '" + name + "' must be a timestamp");
     }

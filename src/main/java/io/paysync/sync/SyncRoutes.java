@@ -1,11 +1,14 @@
 package io.paysync.sync;
 
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.paysync.db.Dialect;
+import java.sql.SQLException;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.apache.camel.LoggingLevel;
 import org.apache.camel.builder.RouteBuilder;
+import org.apache.camel.component.sql.DefaultSqlPrepareStatementStrategy;
 import org.apache.camel.model.ChoiceDefinition;
 import org.apache.camel.model.CircuitBreakerDefinition;
 import org.apache.camel.model.FilterDefinition;
@@ -126,7 +129,8 @@ public final class SyncRoutes extends RouteBuilder {
         round.bean(claims, "prepare")
                 .id(target.step("new-claim-round"))
                 .description("Claim token, lease and batch size for the claim statement");
-        round.to("sql:classpath:sql/{{paysync.db.dialect}}/" + target.claimStatement() + ".sql?outputType=SelectList")
+        Dialect dialect = Dialect.fromFolder(getCamelContext().resolvePropertyPlaceholders("{{paysync.db.dialect}}"));
+        round.to(claimUri(target, dialect))
                 .id(target.step("claim-due-orders"))
                 .description("The guarded claim statement of the database's dialect");
         round.bean(claims, "claimed")
@@ -152,6 +156,30 @@ public final class SyncRoutes extends RouteBuilder {
                 .id(target.step("write-round-completions"))
                 .description("The round's completions still waiting, in one transaction")
                 .end();
+    }
+
+    /**
+     * camel-sql's endpoint of the claim statement, with the statement's parameter count: without it camel-sql asks the
+     * driver for the statement's parameter metadata on every execution, which on SQL Server is a round trip of its own
+     * (sp_describe_undeclared_parameters) before each claim.
+     */
+    static String claimUri(SyncTarget target, Dialect dialect) {
+        String name = target.claimStatement();
+        return "sql:classpath:sql/{{paysync.db.dialect}}/" + name + ".sql?outputType=SelectList&parametersCount="
+                + parametersCount(dialect.sql(name));
+    }
+
+    /**
+     * How many JDBC parameters camel-sql makes of {@code sql}: the {@code ?}s of its own statement strategy, given the
+     * query as its component hands it over (each {@code #}, its placeholder, turned into {@code ?}).
+     */
+    static int parametersCount(String sql) {
+        try {
+            String prepared = new DefaultSqlPrepareStatementStrategy().prepareQuery(sql.replace('#', '?'), true, null);
+            return (int) prepared.chars().filter(c -> c == '?').count();
+        } catch (SQLException e) {
+            throw new IllegalStateException("camel-sql cannot prepare " + sql, e);
+        }
     }
 
     /**

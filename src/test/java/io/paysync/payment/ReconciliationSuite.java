@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -230,15 +232,30 @@ public abstract class ReconciliationSuite {
 
     @Test
     void should_change_nothing_on_a_server_error_and_apply_the_answer_of_a_later_round() throws Exception {
-        PaysyncInstance app = app();
+        // Long enough that the question held below is answered, not timed out.
+        PaysyncInstance app = app(Map.of("paysync.reconciliation.timeout-ms", "20000"));
         gateway.first("R-500", Answer.status(500), Answer.status(503))
                 .answer("R-500", Answer.payment("R-500", "gw_r_500", "10.00", "EUR", "succeeded"));
+        // The third question waits in the stub until the check is done: the two errors' rounds are over by then, and
+        // the answer that would apply has not been given.
+        CountDownLatch checked = new CountDownLatch(1);
+        gateway.beforeAnswer(orderNumber -> {
+            if (orderNumber.equals("R-500") && gateway.askedFor("R-500") == 3) {
+                try {
+                    checked.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
         oldOrder(app, "R-500", "10.00", "EUR");
 
-        awaitAsked("R-500", 2);
+        awaitAsked("R-500", 3);
         assertThat(transitions(app, "R-500", "reconciliation"))
                 .as("no change after two errors")
                 .isZero();
+        assertThat(app.column("R-500", "payment_status")).isEqualTo("Pending");
+        checked.countDown();
         awaitPaymentStatus(app, "R-500", "Paid");
         assertThat(gateway.askedFor("R-500")).isGreaterThanOrEqualTo(3);
         assertThat(transitions(app, "R-500", "reconciliation")).isEqualTo(1);

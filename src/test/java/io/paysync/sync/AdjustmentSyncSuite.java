@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -56,19 +57,36 @@ public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
     @Test
     void should_hold_a_refund_until_its_order_has_a_record_then_send_it_once_with_its_gateway_id_and_the_guid()
             throws Exception {
-        // The third party is down: the order cannot get its record, and the refund must not go before it.
-        stub.always(Step.status(503));
-        PaysyncInstance app = worker();
+        // The third party refuses the order twice, then holds its next create until the check below is done: the
+        // order has no record meanwhile, and the refund must not go before it. Counted, not timed: the order's
+        // attempts (four) are never used up, however slow the database.
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch checked = new CountDownLatch(1);
+        stub.script("A-1", Step.status(503), Step.status(503)).faults(request -> {
+            if ("A-1".equals(request.subject())) {
+                held.countDown();
+                try {
+                    checked.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        // A held create must not time out (an attempt in doubt): the timeout, and the lease above it, are long.
+        PaysyncInstance app =
+                worker(Map.of("paysync.third-party.response-timeout-ms", "45000", "paysync.sync.lease-seconds", "60"));
         paidOrder(app, "A-1");
         assertThat(app.callback(refund("A-1", "re_1", "4.00")).outcome()).isEqualTo("recorded");
-        await().atMost(Duration.ofSeconds(10))
-                .untilAsserted(() -> assertThat(stub.requestsFor("A-1")).isGreaterThanOrEqualTo(2));
+        assertThat(held.await(30, TimeUnit.SECONDS))
+                .as("the order's third create reached the third party")
+                .isTrue();
         assertThat(adjustment(app, "re_1", "sync_status")).isEqualTo("Pending");
         assertThat(stub.requestsFor("re_1"))
                 .as("nothing sent for the refund before its order's record")
                 .isZero();
 
-        stub.always(null);
+        checked.countDown();
         awaitAdjustment(app, "re_1", "Completed");
 
         String orderRecord = stub.idFor("A-1");

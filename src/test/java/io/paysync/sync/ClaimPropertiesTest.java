@@ -3,6 +3,7 @@ package io.paysync.sync;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paysync.db.Database;
+import io.paysync.db.Dialect;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.SeededCases;
 import io.paysync.support.TestDatabase;
@@ -49,8 +50,7 @@ class ClaimPropertiesTest {
 
     private static final Instant T0 = Instant.parse("2030-01-01T00:00:00Z");
     private static final Duration LEASE = Duration.ofSeconds(30);
-    private static final String CLAIM =
-            "sql:classpath:sql/{{paysync.db.dialect}}/claim-paid-orders.sql" + "?outputType=SelectList";
+    private static final String CLAIM = SyncRoutes.claimUri(SyncTarget.ORDERS, Dialect.H2);
 
     private static TestDatabase database;
     private static PaysyncInstance app;
