@@ -258,6 +258,8 @@ async function main() {
     });
 
     await step("the sync flow's diagram renders its steps by id", async () => {
+      // A window tall enough for the whole flow, for the screenshot docs/images/hawtio-sync-flow.png is.
+      await page.setViewportSize({ width: 1400, height: 1400 });
       await page.getByText('paid-order-sync', { exact: true }).first().click();
       await page.waitForURL(/routeDiagram/, { timeout: TIMEOUT_MS });
       await page.locator('.react-flow__node').nth(5).waitFor({ timeout: TIMEOUT_MS });
@@ -273,6 +275,7 @@ async function main() {
         `the claim step shows "${await step.getAttribute('title')}", not its description "${description}"`);
       await readable(page, 'paid-order-sync', 'every-sync-period');
       await page.screenshot({ path: path.join(TARGET, `hawtio-diagram${prod ? '-prod' : ''}.png`) });
+      await page.setViewportSize({ width: 1400, height: 900 });
     });
 
     await step('the long routes open readable at their start, the rest a scroll away', async () => {
