@@ -175,6 +175,7 @@ async function main() {
     if (prod) {
       await step('without credentials: 401 and nothing of the console or Jolokia', async () => {
         for (const url of [HAWTIO + '/', HAWTIO + '/camel/routes', HAWTIO + '/jolokia', HAWTIO + '/user',
+          HAWTIO + '/auth/config/login', HAWTIO + '/proxy/enabled',
           managementBase + '/observe/jolokia']) {
           const r = await http('GET', url);
           check(r.status === 401, `GET ${url}: ${r.status}`);
