@@ -6,7 +6,7 @@
 // - a diagram opens readable: Hawtio fits the whole route (or, for the routes folder, every route) into its frame,
 //   which draws a long one's text a few pixels high. Here the fit stops at the zoom where the steps' text is still
 //   LEGIBLE_PX high; a diagram that is larger opens at its start (its top, centred or from the left) and the rest is
-//   reached by scrolling (the wheel pans; Ctrl and the wheel, or the buttons, zoom, never below that size).
+//   reached by scrolling (the wheel pans; Ctrl or ⌘ and the wheel, or the buttons, zoom, never below that size).
 import React, { useContext, useMemo } from 'react'
 import { PluginNodeSelectionContext } from '@hawtio/react'
 import {
@@ -54,6 +54,7 @@ export function useReactFlow() {
   const store = useStoreApi()
   return useMemo(() => ({ ...flow, fitView: options => readableFit(flow, store, options) }), [flow, store])
 }
+
 // The step elements of the selected route (or of every route, for the routes folder), by route id and step id:
 // the XML Hawtio read with dumpRoutesAsXml, where each step has its id and description.
 function stepsOf(xml) {
@@ -114,7 +115,7 @@ export function ReactFlow({ nodeTypes, nodes, children, ...props }) {
     [nodes, steps],
   )
   return (
-    <Flow {...props} nodeTypes={types} nodes={described} minZoom={MIN_ZOOM} maxZoom={2} panOnScroll>
+    <Flow {...props} nodeTypes={types} nodes={described} minZoom={MIN_ZOOM} panOnScroll>
       <Controls showInteractive={false} showFitView={false} />
       {children}
     </Flow>
