@@ -108,22 +108,49 @@ async function routeMBean(routeId) {
   return r.json.value[0];
 }
 
-// Every step of the open diagram inside its frame once it has settled (Hawtio fits it after rendering).
-async function fitted(page, routeId) {
+// The open diagram once it has settled (Hawtio fits it after drawing it): drawn at a zoom where the steps' text is
+// at least LEGIBLE_PX high on screen, its first step (the route's start) in the frame, the rest reached by scrolling.
+const LEGIBLE_PX = 10;
+
+async function readable(page, routeId, firstStep) {
+  const viewport = page.locator('.react-flow__viewport');
+  let transform = null;
+  let previous;
   const deadline = Date.now() + 10000;
-  let outside = [];
   do {
-    await page.waitForTimeout(500);
-    const frame = await page.locator('.react-flow').boundingBox();
-    const boxes = await page.locator('.react-flow__node').evaluateAll((nodes) => nodes.map((n) => {
+    previous = transform;
+    await page.waitForTimeout(700);
+    transform = await viewport.evaluate((v) => getComputedStyle(v).transform);
+  } while (transform !== previous && Date.now() < deadline);
+  const drawn = await page.locator('.react-flow').evaluate((flow) => {
+    const scale = new DOMMatrixReadOnly(getComputedStyle(flow.querySelector('.react-flow__viewport')).transform).a;
+    const texts = [];
+    for (const node of flow.querySelectorAll('.react-flow__node')) {
+      for (const el of [node, ...node.querySelectorAll('*')]) {
+        const own = [...el.childNodes].filter((c) => c.nodeType === Node.TEXT_NODE).map((c) => c.textContent).join('');
+        if (own.trim()) {
+          texts.push({ text: own.trim(), px: parseFloat(getComputedStyle(el).fontSize) * scale });
+        }
+      }
+    }
+    return { scale, steps: flow.querySelectorAll('.react-flow__node').length, texts };
+  });
+  check(drawn.steps > 5, `${routeId}: only ${drawn.steps} steps drawn`);
+  const smallest = drawn.texts.reduce((a, b) => (b.px < a.px ? b : a), { px: Infinity });
+  check(smallest.px >= LEGIBLE_PX, `${routeId}: drawn at scale ${drawn.scale.toFixed(2)}, "${smallest.text}" is`
+    + ` ${smallest.px.toFixed(1)} px high, under ${LEGIBLE_PX}`);
+  // The first step, or (for several routes) the step at the top left.
+  const frame = await page.locator('.react-flow').boundingBox();
+  const start = firstStep
+    ? await page.locator('.react-flow__node').filter({ hasText: `(ID: ${firstStep})` }).first().boundingBox()
+    : (await page.locator('.react-flow__node').evaluateAll((nodes) => nodes.map((n) => {
       const r = n.getBoundingClientRect();
-      return { text: n.innerText.replace(/\s+/g, ' '), top: r.top, bottom: r.bottom, left: r.left, right: r.right };
-    }));
-    outside = boxes.filter((b) => b.top < frame.y || b.bottom > frame.y + frame.height
-      || b.left < frame.x || b.right > frame.x + frame.width);
-    check(boxes.length > 5, `${routeId}: only ${boxes.length} steps drawn`);
-  } while (outside.length > 0 && Date.now() < deadline);
-  check(outside.length === 0, `${routeId}: steps outside the frame: ` + outside.map((b) => b.text).join(' | '));
+      return { x: r.left, y: r.top, width: r.width, height: r.height };
+    }))).reduce((a, b) => (b.y < a.y - 1 || (Math.abs(b.y - a.y) <= 1 && b.x < a.x) ? b : a));
+  check(start && start.y >= frame.y && start.y + start.height <= frame.y + frame.height
+    && start.x >= frame.x && start.x + start.width <= frame.x + frame.width,
+  `${routeId}: its first step ${firstStep || '(top left)'} is not in the frame`);
+  return drawn;
 }
 
 // The cells of a route's row in the Routes table, by column name.
@@ -148,6 +175,7 @@ async function main() {
     if (prod) {
       await step('without credentials: 401 and nothing of the console or Jolokia', async () => {
         for (const url of [HAWTIO + '/', HAWTIO + '/camel/routes', HAWTIO + '/jolokia', HAWTIO + '/user',
+          HAWTIO + '/auth/config/login', HAWTIO + '/proxy/enabled',
           managementBase + '/observe/jolokia']) {
           const r = await http('GET', url);
           check(r.status === 401, `GET ${url}: ${r.status}`);
@@ -173,6 +201,13 @@ async function main() {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 },
       ...(prod ? { httpCredentials: OPERATOR } : {}) });
     page = await context.newPage();
+    // Every answer of 400 or more to the console's own requests (files, Jolokia, Hawtio's questions to its server).
+    const failed = [];
+    page.on('response', (r) => {
+      if (r.url().startsWith(HAWTIO) && r.status() >= 400) {
+        failed.push(`${r.status()} ${r.request().method()} ${r.url().slice(HAWTIO.length)}`);
+      }
+    });
 
     await step("opens on this runtime's Camel context and its routes, with no connection to add", async () => {
       await page.goto(HAWTIO + '/');
@@ -184,6 +219,8 @@ async function main() {
       check(await page.getByText('Add connection').count() === 0, 'Connect\'s "Add connection" is shown');
       const nav = (await page.locator('#hawtio-main-page .pf-v6-c-nav__link').allInnerTexts()).map((t) => t.trim());
       check(nav.includes('Camel') && !nav.includes('Connect'), 'the navigation: ' + nav);
+      await page.waitForTimeout(2000);
+      check(failed.length === 0, 'a load of the console had requests fail: ' + failed.join(', '));
     });
 
     await step('offers no "Log out" (there is no session to end: the browser sends the credentials)', async () => {
@@ -222,6 +259,8 @@ async function main() {
     });
 
     await step("the sync flow's diagram renders its steps by id", async () => {
+      // A window tall enough for the whole flow, for the screenshot docs/images/hawtio-sync-flow.png is.
+      await page.setViewportSize({ width: 1400, height: 1400 });
       await page.getByText('paid-order-sync', { exact: true }).first().click();
       await page.waitForURL(/routeDiagram/, { timeout: TIMEOUT_MS });
       await page.locator('.react-flow__node').nth(5).waitFor({ timeout: TIMEOUT_MS });
@@ -235,15 +274,43 @@ async function main() {
       const step = page.locator('.paysync-step').filter({ hasText: '(ID: claim-due-orders)' }).first();
       check(await step.getAttribute('title') === description,
         `the claim step shows "${await step.getAttribute('title')}", not its description "${description}"`);
-      await fitted(page, 'paid-order-sync');
+      await readable(page, 'paid-order-sync', 'every-sync-period');
       await page.screenshot({ path: path.join(TARGET, `hawtio-diagram${prod ? '-prod' : ''}.png`) });
+      await page.setViewportSize({ width: 1400, height: 900 });
     });
 
-    await step("the longest route's diagram opens fitted, both ends in view", async () => {
-      await page.getByText('third-party-call', { exact: true }).first().click();
-      await page.locator('.react-flow__node').filter({ hasText: '(ID: third-party-breaker)' })
-        .waitFor({ timeout: TIMEOUT_MS });
-      await fitted(page, 'third-party-call');
+    await step('the long routes open readable at their start, the rest a scroll away', async () => {
+      // payment-reconciliation is there only with paysync.reconciliation.enabled (on in dev).
+      const running = await routeIds();
+      for (const [routeId, firstStep, lastStep] of [['third-party-call', 'order-to-send', 'third-party-breaker'],
+        ['payment-reconciliation', 'every-reconciliation-period', null]].filter(([id]) => running.includes(id))) {
+        await page.getByText(routeId, { exact: true }).first().click();
+        await page.locator('.react-flow__node').filter({ hasText: `(ID: ${firstStep})` })
+          .waitFor({ timeout: TIMEOUT_MS });
+        await readable(page, routeId, firstStep);
+        if (lastStep) {
+          // Below the frame at first; the wheel scrolls the diagram down to it, at the same size.
+          const last = page.locator('.react-flow__node').filter({ hasText: `(ID: ${lastStep})` }).first();
+          const frame = await page.locator('.react-flow').boundingBox();
+          check((await last.boundingBox()).y > frame.y + frame.height, `${routeId}: ${lastStep} is in view at first`);
+          await page.mouse.move(frame.x + frame.width / 2, frame.y + frame.height / 2);
+          for (let i = 0; i < 40 && (await last.boundingBox()).y + 100 > frame.y + frame.height; i++) {
+            await page.mouse.wheel(0, 400);
+            await page.waitForTimeout(50);
+          }
+          const box = await last.boundingBox();
+          check(box.y >= frame.y && box.y + box.height <= frame.y + frame.height,
+            `${routeId}: scrolling does not bring ${lastStep} into view`);
+        }
+      }
+    });
+
+    await step('the routes folder draws every route readable, from the top left', async () => {
+      await page.getByText('routes', { exact: true }).first().click();
+      await page.waitForURL(/routeDiagram/, { timeout: TIMEOUT_MS });
+      await page.locator('.react-flow__node').nth(100).waitFor({ timeout: TIMEOUT_MS });
+      const drawn = await readable(page, 'the routes folder', null);
+      check(drawn.steps > 100, `the routes folder draws ${drawn.steps} steps`);
     });
 
     await step("a route's source as YAML, the language it is written in", async () => {
@@ -303,6 +370,7 @@ async function main() {
       const invalid = text.match(/.*(Invalid Date|NaN).*/);
       check(!invalid, 'the metrics show: ' + (invalid && invalid[0]));
       check(/Start time\s+\S+/.test(text) && /Uptime\s+\d/.test(text), 'no start time or uptime: ' + text);
+      check(failed.length === 0, 'requests of the console failed: ' + failed.join(', '));
     });
 
     await step("the Paysync page links to Paysync's console", async () => {

@@ -4,7 +4,8 @@ import react from '@vitejs/plugin-react'
 
 // Served by the runtime at /observe/hawtio/ (on the management port); Hawtio finds Jolokia at <base>/jolokia.
 // Hawtio's route diagram gets React Flow through src/route-diagram.jsx, which labels the steps by kind, id and
-// description and lets a long route fit its frame; that module reaches React Flow itself as 'reactflow-original'.
+// description and opens a long route readable at its start; that module reaches React Flow itself as
+// 'reactflow-original'.
 export default defineConfig({
   base: '/observe/hawtio/',
   plugins: [react()],

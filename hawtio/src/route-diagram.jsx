@@ -3,16 +3,57 @@
 // - each step is labelled with its kind ("Loop", "To", "Split") above its full id, and its description shows when
 //   the pointer rests on it: Hawtio's own label runs the kind, the endpoint and the expression's text together and
 //   cuts the result at 17 characters;
-// - a diagram opens fitted to its frame, however long the route: Hawtio fits it, but React Flow stops zooming out
-//   at half size, which leaves both ends of a long route outside; zoom buttons and a "fit" button stay at hand.
+// - a diagram opens readable: Hawtio fits the whole route (or, for the routes folder, every route) into its frame,
+//   which draws a long one's text a few pixels high. Here the fit stops at the zoom where the steps' text is still
+//   LEGIBLE_PX high; a diagram that is larger opens at its start (its top, centred or from the left) and the rest is
+//   reached by scrolling (the wheel pans; Ctrl or ⌘ and the wheel, or the buttons, zoom, never below that size).
 import React, { useContext, useMemo } from 'react'
 import { PluginNodeSelectionContext } from '@hawtio/react'
-import { Controls, ReactFlow as Flow } from 'reactflow-original'
+import {
+  Controls,
+  ReactFlow as Flow,
+  getNodesBounds,
+  getViewportForBounds,
+  useReactFlow as useFlow,
+  useStoreApi,
+} from 'reactflow-original'
 import './route-diagram.css'
 
 export * from 'reactflow-original'
 
-const MIN_ZOOM = 0.05
+// The steps' text size (route-diagram.css sets it) and the smallest it may be drawn at.
+const TEXT_PX = 13
+const LEGIBLE_PX = 10.5
+const MIN_ZOOM = LEGIBLE_PX / TEXT_PX
+// Room left around a diagram that opens at its start, in screen pixels.
+const MARGIN = 24
+
+// Hawtio's fitView, stopped at MIN_ZOOM: what fits is fitted as Hawtio asks; what does not opens at its start.
+function readableFit(flow, store, options = {}) {
+  const { width, height, maxZoom } = store.getState()
+  const nodes = flow.getNodes().filter(node => !node.hidden && node.width && node.height)
+  if (nodes.length === 0 || !width || !height) {
+    return flow.fitView(options)
+  }
+  const bounds = getNodesBounds(nodes)
+  const fitted = getViewportForBounds(bounds, width, height, 0, options.maxZoom ?? maxZoom, options.padding ?? 0.1)
+  if (fitted.zoom >= MIN_ZOOM) {
+    return flow.fitView({ ...options, minZoom: MIN_ZOOM })
+  }
+  const zoom = MIN_ZOOM
+  const wide = bounds.width * zoom + 2 * MARGIN > width
+  const x = wide ? MARGIN - bounds.x * zoom : (width - bounds.width * zoom) / 2 - bounds.x * zoom
+  const y = MARGIN - bounds.y * zoom
+  flow.setViewport({ x, y, zoom }, { duration: options.duration })
+  return true
+}
+
+// What Hawtio's diagram gets for useReactFlow: React Flow's own, with the fit above.
+export function useReactFlow() {
+  const flow = useFlow()
+  const store = useStoreApi()
+  return useMemo(() => ({ ...flow, fitView: options => readableFit(flow, store, options) }), [flow, store])
+}
 
 // The step elements of the selected route (or of every route, for the routes folder), by route id and step id:
 // the XML Hawtio read with dumpRoutesAsXml, where each step has its id and description.
@@ -74,8 +115,8 @@ export function ReactFlow({ nodeTypes, nodes, children, ...props }) {
     [nodes, steps],
   )
   return (
-    <Flow {...props} nodeTypes={types} nodes={described} minZoom={MIN_ZOOM}>
-      <Controls showInteractive={false} fitViewOptions={{ padding: 0.1, minZoom: MIN_ZOOM }} />
+    <Flow {...props} nodeTypes={types} nodes={described} minZoom={MIN_ZOOM} panOnScroll>
+      <Controls showInteractive={false} showFitView={false} />
       {children}
     </Flow>
   )

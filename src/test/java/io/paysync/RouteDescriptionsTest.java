@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
  * {@code routes/}:
  *
  * <ul>
- *   <li>the only comments are the file's opening block: its first lines, each starting with {@code #}; an
+ *   <li>the only comments are the file's opening block: its comment lines and blank lines before the first YAML node
+ *       (Kaoto writes a bare {@code #} line of that block back as a blank line, so a blank line does not end it); an
  *       explanation of a step goes into the step's {@code note};
  *   <li>every route, its {@code from}, every step, every {@code when}, {@code otherwise}, {@code doTry}, {@code
  *       doCatch}, {@code doFinally}, every {@code routeConfiguration} and its {@code onException}s have an {@code id}
@@ -115,6 +116,33 @@ class RouteDescriptionsTest {
                                     description: Logged for the operator
                                     message: "not a ping #1"
                 """)).isEmpty();
+    }
+
+    /**
+     * Route files as Kaoto 2.7.1 writes them back on save (its YAML serializer: the opening comment block kept, a bare
+     * {@code #} of it written as a blank line; keys reordered to id, description, uri, parameters, steps and then
+     * alphabetical; long text rewrapped at 80 columns), made from {@code routes/error-handling.camel.yaml} and
+     * {@code routes/adapters/stripe-adapter.camel.yaml}.
+     */
+    @Test
+    void should_accept_route_files_as_kaoto_writes_them_back() throws IOException {
+        for (String name : List.of("error-handling.camel.yaml", "stripe-adapter.camel.yaml")) {
+            Path saved = Path.of("src/test/resources/kaoto", name);
+            String text = Files.readString(saved);
+            assertThat(text)
+                    .as(name + " as Kaoto writes it: a blank line inside the opening comment block")
+                    .containsPattern("(?m)^#.*\\n\\n#");
+            assertThat(problems(saved.toString(), text)).as(name).isEmpty();
+        }
+    }
+
+    @Test
+    void should_refuse_a_comment_inside_a_route_of_a_file_as_kaoto_writes_it_back() throws IOException {
+        Path saved = Path.of("src/test/resources/kaoto/error-handling-comment-inside.camel.yaml");
+        assertThat(problems(saved.toString(), Files.readString(saved)))
+                .containsExactly(saved + ":22: a comment below the file's opening comment block (Kaoto drops it on"
+                        + " save; say it in a note): # Handled, so the client gets the error body and not a 500 from"
+                        + " the server.");
     }
 
     @Test
@@ -206,10 +234,11 @@ class RouteDescriptionsTest {
         assertThat(problems("r.yaml", """
                 # The opening block.
 
-                # Below a blank line: not the opening block any more.
+                # Still the opening block: a blank line is how Kaoto writes back a bare # line.
                 - route:
                     id: r
                     description: Sends each ping on
+                    # Inside the route: Kaoto drops it.
                     from:
                       id: r-from
                       description: The ping endpoint
@@ -222,9 +251,9 @@ class RouteDescriptionsTest {
                             simple: "${body} # not a comment"
                 """))
                 .containsExactly(
-                        "r.yaml:3: a comment below the file's opening comment block (Kaoto drops it on save; say it in"
-                                + " a note): # Below a blank line: not the opening block any more.",
-                        "r.yaml:15: a comment below the file's opening comment block (Kaoto drops it on save; say it"
+                        "r.yaml:7: a comment below the file's opening comment block (Kaoto drops it on save; say it in"
+                                + " a note): # Inside the route: Kaoto drops it.",
+                        "r.yaml:16: a comment below the file's opening comment block (Kaoto drops it on save; say it"
                                 + " in a note): description: Answer pong # pong, not ping",
                         "r.yaml route r: to in shorthand (to: direct:pong) cannot carry an id or a description:"
                                 + " write it as a map with uri");
@@ -353,14 +382,15 @@ class RouteDescriptionsTest {
     }
 
     /**
-     * Comments after the opening block (the first lines, each starting with {@code #}), whole-line or at the end of a
-     * line, told from a {@code #} in a quoted value by {@link CommentsTest}'s reading; block scalars are text.
+     * Comments after the opening block (the comment lines and blank lines before the first YAML node), whole-line or
+     * at the end of a line, told from a {@code #} in a quoted value by {@link CommentsTest}'s reading; block scalars
+     * are text.
      */
     static List<String> commentsBelowOpeningBlock(String file, String text) {
         String[] lines = text.split("\n", -1);
         String[] comments = CommentsTest.comments(file, text, lines.length);
         int first = 0;
-        while (first < lines.length && lines[first].startsWith("#")) {
+        while (first < lines.length && (lines[first].startsWith("#") || lines[first].isBlank())) {
             first++;
         }
         List<String> found = new ArrayList<>();

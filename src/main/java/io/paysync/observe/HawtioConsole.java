@@ -32,12 +32,13 @@ import org.slf4j.LoggerFactory;
  * {@value #BASE}/ beside Jolokia, on the management server: operators only outside {@code dev}, by the same gate.
  *
  * <p>
- * Without Hawtio's own Java server, three answers it expects are given here: {@code <base>/jolokia} (the runtime's
+ * Without Hawtio's own Java server, the answers it expects are given here: {@code <base>/jolokia} (the runtime's
  * Jolokia, same policy, where Hawtio looks for it first), {@code <base>/user} (the operator's name as a JSON string;
- * without it Hawtio shows a login page that cannot work) and, for a page opened at any other path under the base,
- * {@code index.html} (Hawtio's deep links are client-side routes); the console's own requests for what is not there
- * are answered 404, which Hawtio reads as "not offered". {@code <base>/paysync.json} tells the console where Paysync's own
- * console is. The build is not part of {@code mvn package} (it needs Node); when {@value #DIR} holds no build, the
+ * without it Hawtio shows a login page that cannot work), its questions at every load about what its server offers
+ * ({@link #NOT_OFFERED}: nothing, said as its server says it, so a load makes no request that fails) and, for a page
+ * opened at any other path under the base, {@code index.html} (Hawtio's deep links are client-side routes); the
+ * console's own requests for anything else that is not there are answered 404. {@code <base>/paysync.json} tells the
+ * console where Paysync's own console is. The build is not part of {@code mvn package} (it needs Node); when {@value #DIR} holds no build, the
  * base answers 404 saying how to make it.
  */
 public final class HawtioConsole {
@@ -57,6 +58,22 @@ public final class HawtioConsole {
     private static final long MAX_JOLOKIA_BODY = 1024 * 1024;
 
     private static final byte[] NOT_FOUND = Json.write(HttpResponder.error("not-found", "No such endpoint"));
+
+    /** An answer to one of Hawtio's questions: its media type and body. */
+    record Answer(String type, String body) {}
+
+    /**
+     * What Hawtio's script asks its own server at every load, answered as that server answers when none of it is set
+     * up: no proxy to other JVMs (so no Connect), no preset connections, no Keycloak, no OpenID Connect provider, no
+     * login form of its own (the runtime's gate asks for the operator's credentials) and no session to time out.
+     */
+    static final Map<String, Answer> NOT_OFFERED = Map.of(
+            "proxy/enabled", new Answer("text/plain", "false"),
+            "preset-connections", new Answer("application/json", "[]"),
+            "keycloak/enabled", new Answer("text/plain", "false"),
+            "auth/config/oidc", new Answer("application/json", "[]"),
+            "auth/config/login", new Answer("application/json", "[]"),
+            "auth/config/session-timeout", new Answer("application/json", "{\"timeout\":-1}"));
 
     private final Path dir;
     private final String operator;
@@ -158,6 +175,11 @@ public final class HawtioConsole {
             ctx.next();
         });
         router.route(HttpMethod.GET, BASE + "/user").handler(ctx -> json(ctx, Json.write(operator)));
+        NOT_OFFERED.forEach((path, answer) -> router.route(HttpMethod.GET, BASE + "/" + path)
+                .handler(ctx -> ctx.response()
+                        .putHeader(HttpHeaders.CONTENT_TYPE, answer.type())
+                        .putHeader(HttpHeaders.CACHE_CONTROL, "no-store")
+                        .end(answer.body())));
         router.route(HttpMethod.GET, BASE + "/paysync.json").handler(ctx -> json(ctx, settings));
         // Vert.x matches BASE with and without its trailing slash: only the bare one is sent on.
         router.route(HttpMethod.GET, BASE).handler(ctx -> {
@@ -213,10 +235,10 @@ public final class HawtioConsole {
 
     /**
      * Whether a request for a path that is no file is a page the browser opens (a deep link into Hawtio: its
-     * client-side routes), rather than a request of the console's own script. Hawtio asks its server what it offers
-     * ({@code proxy/enabled}, {@code keycloak/enabled}, {@code auth/config/...}, {@code preset-connections}); served
-     * index.html there, it takes the page for a yes and, among others, opens on Connect's remote connections instead
-     * of the runtime it is served by. A browser says which it is ({@code Sec-Fetch-Dest}); other clients get the page.
+     * client-side routes), rather than a request of the console's own script. Hawtio reads any answer to a question of
+     * its own as what its server offers (the ones it asks at every load are {@link #NOT_OFFERED}); served index.html
+     * there, it would take the page for a yes and, among others, open on Connect's remote connections instead of the
+     * runtime it is served by. A browser says which it is ({@code Sec-Fetch-Dest}); other clients get the page.
      */
     static boolean pageNavigation(RoutingContext ctx) {
         String destination = ctx.request().getHeader("Sec-Fetch-Dest");

@@ -57,9 +57,22 @@ class HawtioConsoleTest {
             HttpResponse<String> opened = get(hawtio + "/camel/routes", "Sec-Fetch-Dest", "document");
             assertThat(opened.statusCode()).as("a deep link the browser opens").isEqualTo(200);
             assertThat(opened.body()).isEqualTo(index.body());
-            // What Hawtio's script asks its server for: not offered here, so not the page (Hawtio would take it for a
-            // yes, and open on Connect's remote connections instead of this runtime).
-            for (String asked : List.of("/proxy/enabled", "/keycloak/enabled", "/auth/config/login", "/auth/logout")) {
+            // What Hawtio's script asks its server at every load: answered "not offered" as Hawtio's own server says
+            // it, so a load has no failed request and Hawtio opens on this runtime, not on Connect's connections.
+            Map<String, String> offered = Map.of(
+                    "/proxy/enabled", "false",
+                    "/preset-connections", "[]",
+                    "/keycloak/enabled", "false",
+                    "/auth/config/oidc", "[]",
+                    "/auth/config/login", "[]",
+                    "/auth/config/session-timeout?t=1", "{\"timeout\":-1}");
+            for (Map.Entry<String, String> asked : offered.entrySet()) {
+                HttpResponse<String> answer = get(hawtio + asked.getKey(), "Sec-Fetch-Dest", "empty");
+                assertThat(answer.statusCode()).as(asked.getKey()).isEqualTo(200);
+                assertThat(answer.body()).as(asked.getKey()).isEqualTo(asked.getValue());
+            }
+            // Anything else of its own that is not here is a 404, not the page (Hawtio would take the page for a yes).
+            for (String asked : List.of("/auth/logout", "/proxy/other")) {
                 HttpResponse<String> answer = get(hawtio + asked, "Sec-Fetch-Dest", "empty");
                 assertThat(answer.statusCode()).as(asked).isEqualTo(404);
                 assertThat(answer.body()).as(asked).doesNotContain("Paysync · Hawtio");
