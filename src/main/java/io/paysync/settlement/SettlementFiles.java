@@ -149,9 +149,8 @@ public class SettlementFiles {
     /**
      * The file the consumer picked: takes it for this instance, or learns it is finished already, or that another
      * instance is applying it (then it stays in the inbox untouched). A file that is no settlement file (a link, not a
-     * regular file, empty, unreadable) or whose name Paysync cannot keep is refused unread; while {@code .done/} or
-     * {@code .failed/} is no folder of the inbox, every file stays where it is. A file taken is read through one
-     * channel, opened without following a link, which becomes the body the CSV data format reads.
+     * regular file, empty, unreadable) or whose name Paysync cannot keep is refused unread. A file taken is read
+     * through one channel, opened without following a link, which becomes the body the CSV data format reads.
      *
      * <p>
      * A finished file that could not be filed away because its folder is unusable is passed over while that folder

@@ -195,7 +195,9 @@ class HostileInboxTest {
         assertThat(lines("Settlement file while-linked.csv cannot be filed away in .done"))
                 .isEqualTo(1);
         assertThat(lines("while-linked.csv applied")).isEqualTo(1);
-        assertThat(lines("while-linked.csv was applied before")).as("not taken again").isZero();
+        assertThat(lines("while-linked.csv was applied before"))
+                .as("not taken again")
+                .isZero();
         assertThat(unfiledFiles(app)).isEqualTo(1.0);
         assertThat(details(settlementCheck(app)).path("folder.done").asText()).isEqualTo(".done is a symbolic link");
         assertThat(names(outside)).isEmpty();
