@@ -96,7 +96,7 @@ final class SettlementArchive {
      */
     static String archiveProblem(Path inbox) {
         for (String name : FOLDERS) {
-            String problem = folderProblem(inbox, name, true);
+            String problem = folderProblem(inbox, name);
             if (problem != null) {
                 return problem;
             }
@@ -107,9 +107,9 @@ final class SettlementArchive {
     /**
      * Why nothing can be filed into {@code name} ({@code .done} or {@code .failed}) of the inbox, or null: a symbolic
      * link (never written through), anything but a folder, a folder Paysync may not write into, or missing and not
-     * creatable ({@code create}; else missing is a problem of its own).
+     * creatable (a missing one is created, without following a link).
      */
-    static String folderProblem(Path inbox, String name, boolean create) {
+    static String folderProblem(Path inbox, String name) {
         Path folder = inbox.resolve(name);
         try {
             BasicFileAttributes found =
@@ -124,9 +124,6 @@ final class SettlementArchive {
                 return name + " is not writable by Paysync";
             }
         } catch (NoSuchFileException missing) {
-            if (!create) {
-                return name + " is missing";
-            }
             try {
                 Files.createDirectory(folder);
             } catch (FileAlreadyExistsException made) {

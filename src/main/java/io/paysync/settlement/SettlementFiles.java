@@ -141,9 +141,9 @@ public class SettlementFiles {
         return unfiled.reasons();
     }
 
-    /** Why nothing can be filed into the folder now, or null; looks without creating it. */
+    /** Why nothing can be filed into the folder now, or null (a missing one is created, as at every look). */
     String folderProblem(String folder) {
-        return SettlementArchive.folderProblem(inbox, folder, false);
+        return SettlementArchive.folderProblem(inbox, folder);
     }
 
     /**
@@ -211,7 +211,7 @@ public class SettlementFiles {
     private Map<String, String> archiveProblems() {
         Map<String, String> problems = new HashMap<>();
         for (String folder : SettlementArchive.FOLDERS) {
-            String problem = SettlementArchive.folderProblem(inbox, folder, true);
+            String problem = SettlementArchive.folderProblem(inbox, folder);
             String before = problem == null ? folderProblems.remove(folder) : folderProblems.put(folder, problem);
             if (problem != null) {
                 problems.put(folder, problem);
@@ -386,17 +386,18 @@ public class SettlementFiles {
      * Moves the file to {@code .done/} or {@code .failed/} beside its report (see {@link SettlementArchive}). A file
      * that cannot be filed away (its folder a link, no folder, not writable, or the move failing) stays in the inbox,
      * remembered: the log says so once for the file, {@code paysync_settlement_unfiled_files} and the settlement
-     * readiness check count it, and it is passed over until its folder is usable again.
+     * readiness check count it, and it is passed over while its folder stays unusable (a move that failed in a folder
+     * that looks usable, a full disk, is tried again at the next look).
      */
     public void fileAway(Exchange exchange) {
         SettlementRun run = exchange.getProperty(RUN, SettlementRun.class);
         String folder = run.state.equals(SettlementClaims.DONE) ? SettlementArchive.DONE : SettlementArchive.FAILED;
-        String problem = SettlementArchive.folderProblem(inbox, folder, true);
-        boolean moved;
+        String problem = SettlementArchive.folderProblem(inbox, folder);
         if (problem != null) {
             unfiled(run, folder, problem);
             return;
         }
+        boolean moved;
         try {
             moved = SettlementArchive.fileAway(inbox, run);
         } catch (IOException e) {

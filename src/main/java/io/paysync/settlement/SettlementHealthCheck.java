@@ -3,6 +3,7 @@ package io.paysync.settlement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.camel.health.HealthCheckResultBuilder;
 import org.apache.camel.impl.health.AbstractHealthCheck;
 
@@ -31,19 +32,19 @@ final class SettlementHealthCheck extends AbstractHealthCheck {
     protected void doCall(HealthCheckResultBuilder builder, Map<String, Object> options) {
         int unfiled = files.unfiledCount();
         builder.detail("unfiled.files", unfiled);
-        List<String> problems = new ArrayList<>();
+        Map<String, String> folders = new TreeMap<>();
         for (String folder : SettlementArchive.FOLDERS) {
             String problem = files.folderProblem(folder);
             if (problem != null) {
-                builder.detail("folder" + folder, problem);
-                problems.add(problem);
+                folders.put(folder, problem);
             }
         }
-        files.unfiledReasons().forEach((folder, reason) -> {
-            if (files.folderProblem(folder) == null) {
-                builder.detail("folder" + folder, reason);
-                problems.add(folder + ": " + reason);
-            }
+        // A move that failed while its folder looked usable (a full disk) is named by the files' own reason.
+        files.unfiledReasons().forEach((folder, reason) -> folders.putIfAbsent(folder, folder + ": " + reason));
+        List<String> problems = new ArrayList<>();
+        folders.forEach((folder, problem) -> {
+            builder.detail("folder" + folder, problem);
+            problems.add(problem);
         });
         if (!problems.isEmpty()) {
             builder.message(String.join("; ", problems) + ": " + unfiled + " settlement file(s) finished but not filed"
