@@ -2,9 +2,13 @@ package io.paysync.observe;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.paysync.support.OtlpReceiver;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -95,5 +99,37 @@ class MetricsExpositionTest {
         assertThat(r.status()).isEqualTo(406);
         assertThat(r.error()).isEqualTo("not-acceptable");
         assertThat(r.body()).contains("application/openmetrics-text").contains("text/plain");
+    }
+
+    @Test
+    void should_carry_exemplars_in_openmetrics_asked_for_without_a_version_when_tracing_is_on() throws Exception {
+        String trace = "0af7651916cd43dd8448eb211c80319c";
+        try (OtlpReceiver receiver = OtlpReceiver.start()) {
+            OtlpReceiver.QUICK_EXPORT.forEach(System::setProperty);
+            try (PaysyncInstance traced = PaysyncInstance.start(
+                    TestDatabase.h2(),
+                    Map.of("paysync.tracing.enabled", "true", "paysync.tracing.endpoint", receiver.endpoint()))) {
+                assertThat(traced.createOrder("X-1", "5.00", "EUR").status()).isEqualTo(201);
+                byte[] body = PaysyncInstance.callbackBody("X-1", "gw_x1", "5.00", "EUR", "succeeded")
+                        .getBytes();
+                String[] signed = PaysyncInstance.signatureHeaders(
+                        body, PaysyncInstance.SECRET, Instant.now().getEpochSecond());
+                String[] headers = Arrays.copyOf(signed, signed.length + 2);
+                headers[signed.length] = "traceparent";
+                headers[signed.length + 1] = "00-" + trace + "-b7ad6b7169203331-01";
+                assertThat(traced.post("/api/payments/callback", "application/json", body, headers)
+                                .outcome())
+                        .isEqualTo("paid");
+
+                Response r = traced.get("/observe/metrics", "Accept", "application/openmetrics-text");
+                assertOpenMetrics(r);
+                assertThat(r.body())
+                        .containsPattern(
+                                "paysync_callback_duration_seconds_bucket\\{[^}]*\\} \\d+ # \\{[^}]*trace_id=\"" + trace
+                                        + "\"");
+            } finally {
+                OtlpReceiver.QUICK_EXPORT.keySet().forEach(System::clearProperty);
+            }
+        }
     }
 }
