@@ -39,7 +39,8 @@ public final class Observability {
     /**
      * Registers the business metrics on the Prometheus registry Camel serves at {@code /observe/metrics} (creating it
      * under Camel's name if Camel has not yet, so both use the same one), times third-party calls from Camel's events,
-     * and binds the metrics as {@code businessMetrics}.
+     * binds the metrics as {@code businessMetrics}, and serves the registry in the format the scraper asks for
+     * ({@link MetricsEndpoint}).
      */
     public static BusinessMetrics metrics(
             CamelContext context,
@@ -54,6 +55,11 @@ public final class Observability {
                 new BusinessMetrics(database, clock, refresh, breakerId, breakerState).bindTo(registry);
         context.getRegistry().bind("businessMetrics", metrics);
         context.getManagementStrategy().addEventNotifier(new ThirdPartyCallMetrics(metrics));
+        try {
+            context.addStartupListener(new MetricsEndpoint());
+        } catch (Exception e) {
+            throw new IllegalStateException("The metrics endpoint cannot be installed", e);
+        }
         return metrics;
     }
 

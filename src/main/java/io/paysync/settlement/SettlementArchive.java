@@ -38,7 +38,7 @@ final class SettlementArchive {
 
     static final String DONE = ".done";
     static final String FAILED = ".failed";
-    private static final List<String> FOLDERS = List.of(DONE, FAILED);
+    static final List<String> FOLDERS = List.of(DONE, FAILED);
 
     /** A file created anew: never one that is there already, nor through a link standing under its name. */
     private static final Set<OpenOption> NEW_FILE =
@@ -90,35 +90,56 @@ final class SettlementArchive {
     }
 
     /**
-     * Why a file cannot be filed into the inbox's {@code .done/} or {@code .failed/} (one is a link, or not a folder),
-     * or null; a missing one is created (without following a link, which then stands in the way and is found at the
-     * next look).
+     * Why a file cannot be filed into the inbox's {@code .done/} or {@code .failed/} (one is a link, not a folder, or
+     * not writable), or null; a missing one is created (without following a link, which then stands in the way and is
+     * found at the next look).
      */
     static String archiveProblem(Path inbox) {
         for (String name : FOLDERS) {
-            Path folder = inbox.resolve(name);
-            try {
-                BasicFileAttributes found =
-                        Files.readAttributes(folder, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                if (found.isSymbolicLink()) {
-                    return name + " is a symbolic link";
-                }
-                if (!found.isDirectory()) {
-                    return name + " is not a folder";
-                }
-            } catch (NoSuchFileException missing) {
-                try {
-                    Files.createDirectory(folder);
-                } catch (FileAlreadyExistsException made) {
-                    // By another instance, or by someone else: the next look tells.
-                } catch (IOException e) {
-                    return name + " cannot be created (" + e.getMessage() + ")";
-                }
-            } catch (IOException e) {
-                return name + " cannot be looked at (" + e.getMessage() + ")";
+            String problem = folderProblem(inbox, name);
+            if (problem != null) {
+                return problem;
             }
         }
         return null;
+    }
+
+    /**
+     * Why nothing can be filed into {@code name} ({@code .done} or {@code .failed}) of the inbox, or null: a symbolic
+     * link (never written through), anything but a folder, a folder Paysync may not write into, or missing and not
+     * creatable (a missing one is created, without following a link).
+     */
+    static String folderProblem(Path inbox, String name) {
+        Path folder = inbox.resolve(name);
+        try {
+            BasicFileAttributes found =
+                    Files.readAttributes(folder, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            if (found.isSymbolicLink()) {
+                return name + " is a symbolic link";
+            }
+            if (!found.isDirectory()) {
+                return name + " is not a folder";
+            }
+            if (!Files.isWritable(folder) || !Files.isExecutable(folder)) {
+                return name + " is not writable by Paysync";
+            }
+        } catch (NoSuchFileException missing) {
+            try {
+                Files.createDirectory(folder);
+            } catch (FileAlreadyExistsException made) {
+                // By another instance, or by someone else: the next look tells.
+            } catch (IOException e) {
+                return name + " cannot be created (" + e.getMessage() + ")";
+            }
+        } catch (IOException e) {
+            return name + " cannot be looked at (" + e.getMessage() + ")";
+        }
+        return null;
+    }
+
+    /** What the folder says of a file in it, without following a link; throws {@link NoSuchFileException} if gone. */
+    static BasicFileAttributes attributes(Path path) throws IOException {
+        return Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.paysync.settlement;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
@@ -14,16 +15,19 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.InvalidPayloadException;
+import org.apache.camel.health.HealthCheckRegistry;
 import org.apache.camel.support.SynchronizationAdapter;
 import org.apache.camel.util.IOHelper;
 import org.slf4j.Logger;
@@ -60,10 +64,10 @@ public class SettlementFiles {
     private final MeterRegistry metrics;
     private final Clock clock;
 
-    /** Why the archive folders cannot be filed into, as last logged; null while they can. */
-    private final AtomicReference<String> archiveProblem = new AtomicReference<>();
-    /** The last failure to file a file away, as logged; null once one was filed away again. */
-    private final AtomicReference<String> filingProblem = new AtomicReference<>();
+    /** Why each archive folder cannot be filed into, as last logged; none while both can. */
+    private final Map<String, String> folderProblems = new ConcurrentHashMap<>();
+    /** The finished files that wait in the inbox because their folder is unusable. */
+    private final SettlementUnfiled unfiled = new SettlementUnfiled();
 
     SettlementFiles(
             Path inbox,
@@ -104,32 +108,66 @@ public class SettlementFiles {
             context.getPropertiesComponent().addOverrideProperty(INBOX, inbox.toString());
         }
         context.getPropertiesComponent().addOverrideProperty(ENABLED, String.valueOf(inbox != null));
-        return new SettlementFiles(
+        SettlementFiles files = new SettlementFiles(
                 inbox,
                 new SettlementClaims(db, clock, owner, lease),
                 new SettlementBatches(db.transactions(), orders, rules),
                 batchSize,
                 metrics,
                 clock);
+        if (inbox != null) {
+            files.observe(context);
+        }
+        return files;
+    }
+
+    /** The inbox's unfiled files as a gauge, and the settlement readiness check that names why they wait. */
+    private void observe(CamelContext context) {
+        Gauge.builder("paysync.settlement.unfiled.files", this, SettlementFiles::unfiledCount)
+                .description("Settlement files finished (applied, or refused) that wait in the inbox because the folder"
+                        + " they go to (.done or .failed) is unusable")
+                .register(metrics);
+        HealthCheckRegistry health = HealthCheckRegistry.get(context);
+        if (health != null) {
+            health.register(new SettlementHealthCheck(this));
+        }
+    }
+
+    int unfiledCount() {
+        return unfiled.count(inbox);
+    }
+
+    Map<String, String> unfiledReasons() {
+        return unfiled.reasons();
+    }
+
+    /** Why nothing can be filed into the folder now, or null (a missing one is created, as at every look). */
+    String folderProblem(String folder) {
+        return SettlementArchive.folderProblem(inbox, folder);
     }
 
     /**
      * The file the consumer picked: takes it for this instance, or learns it is finished already, or that another
      * instance is applying it (then it stays in the inbox untouched). A file that is no settlement file (a link, not a
-     * regular file, empty, unreadable) or whose name Paysync cannot keep is refused unread; while {@code .done/} or
-     * {@code .failed/} is no folder of the inbox, every file stays where it is. A file taken is read through one
-     * channel, opened without following a link, which becomes the body the CSV data format reads.
+     * regular file, empty, unreadable) or whose name Paysync cannot keep is refused unread. A file taken is read
+     * through one channel, opened without following a link, which becomes the body the CSV data format reads.
+     *
+     * <p>
+     * A finished file that could not be filed away because its folder is unusable is passed over while that folder
+     * stays unusable: it was applied or refused once, and holds up none of the files behind it.
      */
     public void take(Exchange exchange) throws IOException {
         String name = exchange.getMessage().getHeader(Exchange.FILE_NAME_ONLY, String.class);
         Path path = inbox.resolve(name);
-        if (!archiveUsable()) {
-            exchange.setProperty(STEP, "held");
-            return;
-        }
+        Map<String, String> problems = archiveProblems();
         String refusal = SettlementNames.refusal(name);
         FileChannel channel = null;
         try {
+            SettlementUnfiled.Entry waiting = unfiled.find(name, SettlementArchive.attributes(path));
+            if (waiting != null && problems.containsKey(waiting.folder())) {
+                exchange.setProperty(STEP, "held");
+                return;
+            }
             if (refusal == null) {
                 refusal = SettlementArchive.notAFile(path);
             }
@@ -153,7 +191,7 @@ public class SettlementFiles {
             return;
         }
         if (refusal != null) {
-            refuseUnread(exchange, name, path, refusal);
+            refuseUnread(exchange, name, path, refusal, problems.containsKey(SettlementArchive.FAILED));
             return;
         }
         boolean handedOn = false;
@@ -166,31 +204,47 @@ public class SettlementFiles {
         }
     }
 
-    /** Whether the route takes files: yes while both archive folders are folders; else it says why, once. */
-    private boolean archiveUsable() {
-        String problem = SettlementArchive.archiveProblem(inbox);
-        String before = archiveProblem.getAndSet(problem);
-        if (problem != null && !problem.equals(before)) {
-            LOG.error(
-                    "Settlement inbox {}: {}; no file is applied or filed away until it is a folder of the inbox again "
-                            + "(remove it, and Paysync creates the folder)",
-                    inbox,
-                    problem);
-        } else if (problem == null && before != null) {
-            LOG.info("Settlement inbox {}: .done and .failed are folders again; files are taken again", inbox);
+    /**
+     * Why each archive folder cannot be filed into now (a missing one is created); a new problem is logged once, and
+     * its end too.
+     */
+    private Map<String, String> archiveProblems() {
+        Map<String, String> problems = new HashMap<>();
+        for (String folder : SettlementArchive.FOLDERS) {
+            String problem = SettlementArchive.folderProblem(inbox, folder);
+            String before = problem == null ? folderProblems.remove(folder) : folderProblems.put(folder, problem);
+            if (problem != null) {
+                problems.put(folder, problem);
+                if (!problem.equals(before)) {
+                    LOG.warn(
+                            "Settlement inbox {}: {}; the files to be filed there stay in the inbox once applied or "
+                                    + "refused, and are passed over until it is a folder of the inbox again (remove it,"
+                                    + " and Paysync creates the folder); the other files are taken as usual",
+                            inbox,
+                            problem);
+                }
+            } else if (before != null) {
+                LOG.info(
+                        "Settlement inbox {}: {} is usable again; the files waiting for it are filed away",
+                        inbox,
+                        folder);
+            }
         }
-        return problem == null;
+        return problems;
     }
 
-    private void refuseUnread(Exchange exchange, String name, Path path, String refusal) {
+    /** Refuses the file unread; logged here unless {@code .failed} is unusable, which {@link #fileAway} tells once. */
+    private void refuseUnread(Exchange exchange, String name, Path path, String refusal, boolean failedUnusable) {
         String filedAs = SettlementNames.refusal(name) == null ? name : SettlementNames.standIn(name);
         exchange.setProperty(RUN, SettlementRun.refused(name, path, filedAs, refusal, clock.instant()));
         exchange.setProperty(STEP, "file");
-        LOG.warn(
-                "Settlement file {} refused unread, nothing applied: {}; filed in .failed as {}",
-                SettlementNames.printable(name),
-                refusal,
-                filedAs);
+        if (!failedUnusable) {
+            LOG.warn(
+                    "Settlement file {} refused unread, nothing applied: {}; filed in .failed as {}",
+                    SettlementNames.printable(name),
+                    refusal,
+                    filedAs);
+        }
     }
 
     /** Returns whether the channel became the body (closed when the exchange completes), else the caller closes it. */
@@ -330,12 +384,19 @@ public class SettlementFiles {
 
     /**
      * Moves the file to {@code .done/} or {@code .failed/} beside its report (see {@link SettlementArchive}). A file
-     * that cannot be filed away stays in the inbox and is tried again at the next look; the log says so once for each
-     * kind of failure, not at every look.
+     * that cannot be filed away (its folder a link, no folder, not writable, or the move failing) stays in the inbox,
+     * remembered: the log says so once for the file, {@code paysync_settlement_unfiled_files} and the settlement
+     * readiness check count it, and it is passed over while its folder stays unusable (a move that failed in a folder
+     * that looks usable, a full disk, is tried again at the next look).
      */
     public void fileAway(Exchange exchange) {
         SettlementRun run = exchange.getProperty(RUN, SettlementRun.class);
         String folder = run.state.equals(SettlementClaims.DONE) ? SettlementArchive.DONE : SettlementArchive.FAILED;
+        String problem = SettlementArchive.folderProblem(inbox, folder);
+        if (problem != null) {
+            unfiled(run, folder, problem);
+            return;
+        }
         boolean moved;
         try {
             moved = SettlementArchive.fileAway(inbox, run);
@@ -343,19 +404,39 @@ public class SettlementFiles {
             String reason = e instanceof FileSystemException fs && fs.getReason() != null
                     ? e.getClass().getSimpleName() + ": " + fs.getReason()
                     : e.getClass().getSimpleName();
-            if (!(folder + " " + reason).equals(filingProblem.getAndSet(folder + " " + reason))) {
-                LOG.error(
-                        "Settlement file {} cannot be filed away in {} ({}); it stays in the inbox and is tried again "
-                                + "at every look",
-                        SettlementNames.printable(run.fileName),
-                        folder,
-                        SettlementNames.printable(reason));
-            }
+            unfiled(run, folder, reason);
             return;
         }
-        filingProblem.set(null);
+        if (unfiled.forget(run.fileName) && moved) {
+            LOG.info("Settlement file {} filed away in {} now", SettlementNames.printable(run.fileName), folder);
+        }
         if (moved && run.sha256 == null) {
             countFile(SettlementClaims.FAILED);
         }
+    }
+
+    /** The finished file stays in the inbox, remembered; said once for each file, folder and reason. */
+    private void unfiled(SettlementRun run, String folder, String reason) {
+        BasicFileAttributes seen;
+        try {
+            seen = SettlementArchive.attributes(inbox.resolve(run.fileName));
+        } catch (IOException gone) {
+            // Filed away by another instance, or removed, since it was taken: nothing waits.
+            return;
+        }
+        if (!unfiled.remember(run.fileName, seen, folder, reason)) {
+            return;
+        }
+        String outcome = run.state.equals(SettlementClaims.DONE)
+                ? "its rows are applied"
+                : "refused, nothing applied: " + (run.report.error == null ? "" : run.report.error);
+        LOG.warn(
+                "Settlement file {} cannot be filed away in {} ({}): it stays in the inbox and is passed over until {} "
+                        + "is usable again; {}",
+                SettlementNames.printable(run.fileName),
+                folder,
+                SettlementNames.printable(reason),
+                folder,
+                outcome);
     }
 }

@@ -24,6 +24,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.apache.camel.builder.NotifyBuilder;
 import org.junit.jupiter.api.AfterEach;
@@ -106,6 +108,40 @@ class HostileInboxTest {
         return log.text().lines().filter(l -> l.contains(containing)).count();
     }
 
+    /** The settlement route has run this many more times: the inbox was looked at again since. */
+    private static void awaitPolls(PaysyncInstance app, int polls) {
+        NotifyBuilder done = new NotifyBuilder(app.camelContext())
+                .fromRoute("payment-settlement")
+                .whenDone(polls)
+                .create();
+        assertThat(done.matches(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    private static double unfiledFiles(PaysyncInstance app) throws Exception {
+        Matcher m = Pattern.compile("(?m)^paysync_settlement_unfiled_files (\\S+)$")
+                .matcher(app.get("/observe/metrics").body());
+        assertThat(m.find())
+                .as("paysync_settlement_unfiled_files in /observe/metrics")
+                .isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
+    private static JsonNode details(JsonNode check) {
+        return check.has("details") ? check.path("details") : check.path("data");
+    }
+
+    /** The settlement inbox's readiness check, with its details. */
+    private static JsonNode settlementCheck(PaysyncInstance app) throws Exception {
+        JsonNode ready =
+                app.get("/observe/health/ready?exposureLevel=full&data=true").json();
+        for (JsonNode check : ready.path("checks")) {
+            if ("settlement-inbox".equals(check.path("name").asText())) {
+                return check;
+            }
+        }
+        throw new AssertionError("no settlement-inbox check in " + ready);
+    }
+
     @Test
     void should_file_a_link_to_a_file_outside_the_inbox_as_a_link_without_reading_it() throws Exception {
         PaysyncInstance app = app();
@@ -141,7 +177,7 @@ class HostileInboxTest {
     }
 
     @Test
-    void should_file_nothing_through_an_archive_folder_swapped_for_a_link_and_resume_once_it_is_a_folder_again()
+    void should_apply_a_file_whose_done_folder_was_swapped_for_a_link_keep_it_in_the_inbox_and_file_it_once_a_folder()
             throws Exception {
         PaysyncInstance app = app();
         app.createOrder("F-1", "10.00", "EUR");
@@ -150,22 +186,90 @@ class HostileInboxTest {
         Files.createSymbolicLink(inbox.resolve(".done"), outside);
 
         drop(inbox, "while-linked.csv", HEADER + "F-1,gw_f1,10.00,EUR,succeeded\n");
-        await().atMost(Duration.ofSeconds(30)).until(() -> lines(".done is a symbolic link") > 0);
-        // Several polls later the file is still where it was, unapplied, and the log said so once.
-        NotifyBuilder polls = new NotifyBuilder(app.camelContext())
-                .fromRoute("payment-settlement")
-                .whenDone(5)
-                .create();
-        assertThat(polls.matches(30, TimeUnit.SECONDS)).isTrue();
-        assertThat(lines(".done is a symbolic link")).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> "Paid".equals(app.column("F-1", "payment_status")));
+        awaitPolls(app, 5);
+        // Applied once, left where it was, passed over at every later look, and the log said so once.
         assertThat(Files.exists(inbox.resolve("while-linked.csv"))).isTrue();
-        assertThat(app.column("F-1", "payment_status")).isEqualTo("Pending");
+        assertThat(lines(".done is a symbolic link; the files to be filed there stay"))
+                .isEqualTo(1);
+        assertThat(lines("Settlement file while-linked.csv cannot be filed away in .done"))
+                .isEqualTo(1);
+        assertThat(lines("while-linked.csv applied")).isEqualTo(1);
+        assertThat(lines("while-linked.csv was applied before"))
+                .as("not taken again")
+                .isZero();
+        assertThat(unfiledFiles(app)).isEqualTo(1.0);
+        assertThat(details(settlementCheck(app)).path("folder.done").asText()).isEqualTo(".done is a symbolic link");
         assertThat(names(outside)).isEmpty();
 
         Files.delete(inbox.resolve(".done"));
         Files.createDirectory(inbox.resolve(".done"));
-        assertThat(counts(awaitReport(inbox, ".done", "while-linked.csv"))).isEqualTo(expected("paid", 1));
+        JsonNode report = awaitReport(inbox, ".done", "while-linked.csv");
+        assertThat(counts(report)).isEqualTo(expected("paid", 1));
+        assertThat(report.has("alreadyAppliedAt")).as("nothing applied twice").isTrue();
         assertThat(names(outside)).isEmpty();
+        await().atMost(Duration.ofSeconds(10)).until(() -> unfiledFiles(app) == 0.0);
+    }
+
+    @Test
+    void should_apply_the_files_behind_one_refused_while_failed_is_a_link_out_of_the_inbox_and_say_so_once()
+            throws Exception {
+        PaysyncInstance app = app();
+        app.createOrder("G-1", "10.00", "EUR");
+        Files.delete(inbox.resolve(".failed"));
+        Files.createSymbolicLink(inbox.resolve(".failed"), outside);
+
+        Files.createFile(inbox.resolve("a-empty.csv"));
+        drop(inbox, "b-good.csv", HEADER + "G-1,gw_g1,10.00,EUR,succeeded\n");
+
+        assertThat(counts(awaitReport(inbox, ".done", "b-good.csv", Duration.ofSeconds(30))))
+                .isEqualTo(expected("paid", 1));
+        assertThat(app.column("G-1", "payment_status")).isEqualTo("Paid");
+        awaitPolls(app, 5);
+        assertThat(Files.exists(inbox.resolve("a-empty.csv")))
+                .as("refused, and left where it is")
+                .isTrue();
+        assertThat(lines("Settlement file a-empty.csv")).isEqualTo(1);
+        assertThat(lines("Settlement file a-empty.csv cannot be filed away in .failed (.failed is a symbolic link)"))
+                .isEqualTo(1);
+        assertThat(lines(".failed is a symbolic link; the files to be filed there stay"))
+                .isEqualTo(1);
+        assertThat(unfiledFiles(app)).isEqualTo(1.0);
+        JsonNode check = settlementCheck(app);
+        assertThat(check.path("status").asText()).isEqualTo("UP");
+        assertThat(details(check).path("folder.failed").asText()).isEqualTo(".failed is a symbolic link");
+        assertThat(details(check).path("unfiled.files").asInt()).isEqualTo(1);
+        assertThat(names(outside)).isEmpty();
+
+        Files.delete(inbox.resolve(".failed"));
+        Files.createDirectory(inbox.resolve(".failed"));
+        JsonNode report = awaitReport(inbox, ".failed", "a-empty.csv");
+        assertThat(report.get("error").asText()).isEqualTo("the file is empty");
+        await().atMost(Duration.ofSeconds(10)).until(() -> unfiledFiles(app) == 0.0);
+        assertThat(names(outside)).isEmpty();
+    }
+
+    @Test
+    void should_apply_the_files_behind_one_refused_while_a_file_stands_where_failed_should_be() throws Exception {
+        PaysyncInstance app = app();
+        app.createOrder("H-1", "10.00", "EUR");
+        Files.delete(inbox.resolve(".failed"));
+        Files.writeString(inbox.resolve(".failed"), "not a folder");
+
+        Files.writeString(outside.resolve("elsewhere.csv"), HEADER + "H-1,gw_h1,10.00,EUR,succeeded\n");
+        Files.createSymbolicLink(inbox.resolve("a-link.csv"), outside.resolve("elsewhere.csv"));
+        drop(inbox, "b-good.csv", HEADER + "H-1,gw_h1,10.00,EUR,succeeded\n");
+
+        assertThat(counts(awaitReport(inbox, ".done", "b-good.csv", Duration.ofSeconds(30))))
+                .isEqualTo(expected("paid", 1));
+        awaitPolls(app, 5);
+        assertThat(Files.isSymbolicLink(inbox.resolve("a-link.csv"))).isTrue();
+        assertThat(lines("Settlement file a-link.csv cannot be filed away in .failed (.failed is not a folder)"))
+                .isEqualTo(1);
+        assertThat(unfiledFiles(app)).isEqualTo(1.0);
+        assertThat(details(settlementCheck(app)).path("folder.failed").asText()).isEqualTo(".failed is not a folder");
+        assertThat(Files.readString(inbox.resolve(".failed"))).isEqualTo("not a folder");
+        assertThat(names(outside)).containsExactly("elsewhere.csv");
     }
 
     @Test
