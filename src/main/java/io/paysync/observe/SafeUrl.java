@@ -52,6 +52,11 @@ public final class SafeUrl {
         return safe.toString().replace("?&", "?").replaceAll("\\?(?=$|#)", "").replaceAll(";{2,}", ";");
     }
 
+    /** Whether a parameter or setting named {@code name} holds a credential, by the rule {@link #of} applies. */
+    public static boolean namesCredential(String name) {
+        return name != null && SECRET_NAME.matcher(name.trim()).matches();
+    }
+
     /** Whether {@code url} shows something {@link #of} would hide. */
     public static boolean holdsCredentials(String url) {
         return url != null && !url.equals(of(url));
