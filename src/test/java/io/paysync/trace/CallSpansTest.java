@@ -4,13 +4,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.GatewayStatusStub;
+import io.paysync.support.GatewayStatusStub.Answer;
 import io.paysync.support.OtlpReceiver;
 import io.paysync.support.OtlpReceiver.Received;
 import io.paysync.support.PaysyncInstance;
+import io.paysync.support.TestClock;
 import io.paysync.support.TestDatabase;
 import io.paysync.support.ThirdPartyStub;
 import io.paysync.support.ThirdPartyStub.Step;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,7 +160,34 @@ class CallSpansTest {
         assertNoCredential();
     }
 
-    /** Syncing to the stub through a URL with userinfo, on a database URL with a password parameter. */
+    @Test
+    void should_name_the_gateway_status_lookup_a_client_call() throws Exception {
+        Duration after = Duration.ofSeconds(600);
+        TestClock clock = new TestClock(Instant.now());
+        try (TestDatabase database = TestDatabase.postgres();
+                GatewayStatusStub gateway = GatewayStatusStub.start()) {
+            gateway.answer("CSG-1", Answer.payment("CSG-1", "gw_csg_1", "10.00", "EUR", "succeeded"));
+            Map<String, String> props = new HashMap<>(TracingTest.tracingTo(receiver));
+            props.put("paysync.reconciliation.enabled", "true");
+            props.put("paysync.gateway.status-url", gateway.url());
+            props.put("paysync.reconciliation.period-ms", "100");
+            props.put("paysync.reconciliation.after-seconds", String.valueOf(after.toSeconds()));
+            try (PaysyncInstance app = PaysyncInstance.start(database, props, Map.of("paysyncClock", clock))) {
+                assertThat(app.createOrder("CSG-1", "10.00", "EUR").status()).isEqualTo(201);
+                clock.advance(after.plusSeconds(1));
+                Received status = single(s -> s.name().equals("GET gateway-status"));
+                assertThat(status.kind()).isEqualTo("CLIENT");
+                assertThat(status.attributes())
+                        .containsEntry("paysync.request", "gateway-status")
+                        .containsEntry(
+                                "url.path", java.net.URI.create(gateway.url()).getPath() + "/payments")
+                        .containsEntry("http.response.status_code", "200");
+                assertThat(status.attribute("url.full")).startsWith(gateway.url() + "/payments?orderNumber=CSG-1");
+            }
+        }
+    }
+
+    /** Syncing to the stub through a URL with a key, on a database URL with a password parameter. */
     private Map<String, String> syncing(TestDatabase database) {
         Map<String, String> props = new HashMap<>(TracingTest.tracingTo(receiver));
         String url = database.url();
