@@ -57,6 +57,14 @@ public final class SafeUrl {
         return name != null && SECRET_NAME.matcher(name.trim()).matches();
     }
 
+    /**
+     * Whether {@code url} holds {@code user:password@}: the HTTP client (HttpClient 5) refuses such a URL on every
+     * request, so a setting of one is refused at start, naming the setting, never the URL.
+     */
+    public static boolean hasUserinfo(String url) {
+        return url != null && USERINFO.matcher(url).find();
+    }
+
     /** Whether {@code url} shows something {@link #of} would hide. */
     public static boolean holdsCredentials(String url) {
         return url != null && !url.equals(of(url));
