@@ -1,12 +1,16 @@
 package io.paysync.observe;
 
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Endpoint;
+import org.apache.camel.impl.engine.DefaultEndpointServiceRegistry;
 import org.apache.camel.management.DefaultManagementObjectStrategy;
 import org.apache.camel.management.mbean.ManagedEndpoint;
 import org.apache.camel.spi.BrowsableEndpoint;
+import org.apache.camel.spi.EndpointServiceRegistry;
+import org.apache.camel.support.service.ServiceSupport;
 
 /**
  * Camel's endpoint MBeans, as Jolokia and Hawtio read them, with the service location of each endpoint
@@ -16,9 +20,16 @@ import org.apache.camel.spi.BrowsableEndpoint;
  */
 public final class SafeEndpointMBeans extends DefaultManagementObjectStrategy {
 
-    /** Installs it on {@code context}; before the routes start, so every endpoint MBean is one of these. */
+    /**
+     * Installs it on {@code context}, with Camel's endpoint service registry (its MBean's
+     * {@code listEndpointServices()}, the dev console's services) showing the same safe URLs; before the routes start,
+     * so every endpoint MBean is one of these.
+     */
     public static void install(CamelContext context) {
         context.getManagementStrategy().setManagementObjectStrategy(new SafeEndpointMBeans());
+        context.getCamelContextExtension()
+                .addContextPlugin(
+                        EndpointServiceRegistry.class, new SafeServices(new DefaultEndpointServiceRegistry(context)));
     }
 
     @Override
@@ -46,12 +57,86 @@ public final class SafeEndpointMBeans extends DefaultManagementObjectStrategy {
 
         @Override
         public Map<String, String> getServiceLocationMetadata() {
-            Map<String, String> metadata = super.getServiceLocationMetadata();
-            return metadata == null
-                    ? null
-                    : metadata.entrySet().stream()
-                            .filter(e -> !SafeUrl.namesCredential(e.getKey()))
-                            .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
+            return withoutCredentials(super.getServiceLocationMetadata());
         }
+    }
+
+    /** Camel's endpoint service registry, each service's URL shown as {@link SafeUrl} shows it. */
+    static final class SafeServices extends ServiceSupport implements EndpointServiceRegistry {
+
+        private final EndpointServiceRegistry services;
+
+        SafeServices(EndpointServiceRegistry services) {
+            this.services = services;
+        }
+
+        @Override
+        public List<EndpointService> listAllEndpointServices() {
+            return services.listAllEndpointServices().stream()
+                    .map(SafeServices::safe)
+                    .toList();
+        }
+
+        @Override
+        public int size() {
+            return services.size();
+        }
+
+        private static EndpointService safe(EndpointService service) {
+            return new EndpointService() {
+                @Override
+                public String getComponent() {
+                    return service.getComponent();
+                }
+
+                @Override
+                public String getEndpointUri() {
+                    return service.getEndpointUri();
+                }
+
+                @Override
+                public String getServiceUrl() {
+                    return SafeUrl.of(service.getServiceUrl());
+                }
+
+                @Override
+                public String getServiceProtocol() {
+                    return service.getServiceProtocol();
+                }
+
+                @Override
+                public Map<String, String> getServiceMetadata() {
+                    return withoutCredentials(service.getServiceMetadata());
+                }
+
+                @Override
+                public boolean isHostedService() {
+                    return service.isHostedService();
+                }
+
+                @Override
+                public String getDirection() {
+                    return service.getDirection();
+                }
+
+                @Override
+                public long getHits() {
+                    return service.getHits();
+                }
+
+                @Override
+                public String getRouteId() {
+                    return service.getRouteId();
+                }
+            };
+        }
+    }
+
+    private static Map<String, String> withoutCredentials(Map<String, String> metadata) {
+        return metadata == null
+                ? null
+                : metadata.entrySet().stream()
+                        .filter(e -> !SafeUrl.namesCredential(e.getKey()))
+                        .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue));
     }
 }

@@ -41,6 +41,20 @@ class CredentialsShownNowhereTest {
     @BeforeAll
     void start() throws Exception {
         database = TestDatabase.postgres();
+        Map<String, String> props = settings(database);
+        // Camel's summary is logged at INFO, which the tests' configuration turns off.
+        Level camelMain = LogManager.getLogger("org.apache.camel.main").getLevel();
+        Configurator.setLevel("org.apache.camel.main", Level.INFO);
+        try (LogCapture log = LogCapture.start("credentials-start")) {
+            app = PaysyncInstance.start(database, props);
+            startLog = log.text();
+        } finally {
+            Configurator.setLevel("org.apache.camel.main", camelMain);
+        }
+    }
+
+    /** Every URL setting with a credential in one of its forms; Jolokia under the operators' policy. */
+    private static Map<String, String> settings(TestDatabase database) {
         Map<String, String> props = new HashMap<>();
         props.put(
                 "paysync.db.url",
@@ -54,15 +68,7 @@ class CredentialsShownNowhereTest {
         props.put("camel.main.jmxEnabled", "true");
         // The operators' policy, as in prod.
         props.put(JolokiaAccess.POLICY_LOCATION, "classpath:/jolokia-access-prod.xml");
-        // Camel's summary is logged at INFO, which the tests' configuration turns off.
-        Level camelMain = LogManager.getLogger("org.apache.camel.main").getLevel();
-        Configurator.setLevel("org.apache.camel.main", Level.INFO);
-        try (LogCapture log = LogCapture.start("credentials-start")) {
-            app = PaysyncInstance.start(database, props);
-            startLog = log.text();
-        } finally {
-            Configurator.setLevel("org.apache.camel.main", camelMain);
-        }
+        return props;
     }
 
     @AfterAll
@@ -128,6 +134,33 @@ class CredentialsShownNowhereTest {
     }
 
     @Test
+    void should_list_the_endpoint_services_without_credentials_where_jolokia_has_no_policy() throws Exception {
+        try (TestDatabase other = TestDatabase.postgres()) {
+            Map<String, String> props = settings(other);
+            props.remove(JolokiaAccess.POLICY_LOCATION);
+            try (PaysyncInstance dev = PaysyncInstance.start(other, props)) {
+                JsonNode names = jolokia(dev, Map.of("type", "search", "mbean", "org.apache.camel:type=services,*"));
+                List<String> seen = new ArrayList<>();
+                for (JsonNode name : names.path("value")) {
+                    seen.add(jolokia(
+                                    dev,
+                                    Map.of(
+                                            "type",
+                                            "exec",
+                                            "mbean",
+                                            name.asText(),
+                                            "operation",
+                                            "listEndpointServices()"))
+                            .toString());
+                }
+                String everything = String.join("\n", seen);
+                assertThat(everything).contains("jdbc:postgresql://").contains("127.0.0.1:9/api");
+                assertNoCredential("listEndpointServices()", everything);
+            }
+        }
+    }
+
+    @Test
     void should_show_no_credential_in_a_metric_label() throws Exception {
         String metrics = app.get("/observe/metrics").body();
         assertThat(metrics).contains("paysync_");
@@ -135,6 +168,10 @@ class CredentialsShownNowhereTest {
     }
 
     private JsonNode jolokia(Map<String, ?> request) throws Exception {
+        return jolokia(app, request);
+    }
+
+    private static JsonNode jolokia(PaysyncInstance app, Map<String, ?> request) throws Exception {
         return app.post(
                         "/observe/jolokia",
                         "application/json",
