@@ -65,7 +65,7 @@ public final class Database implements AutoCloseable {
         String url = dialect == Dialect.H2 ? H2Durability.durableUrl(given) : given;
         String schema = SchemaGuard.configured(settings);
         // Configured, not yet started: HikariCP starts a pool built this way at its first getConnection().
-        HikariDataSource ds = new PooledDataSource();
+        HikariDataSource ds = new HikariDataSource();
         ds.setPoolName("paysync");
         ds.setJdbcUrl(url);
         settings.get(Settings.DB_USERNAME).ifPresent(ds::setUsername);

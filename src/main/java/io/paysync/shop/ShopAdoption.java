@@ -5,7 +5,6 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
-import io.paysync.db.PooledDataSource;
 import io.paysync.db.WriteBack;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.PaymentRules;
@@ -67,7 +66,7 @@ public final class ShopAdoption {
         int parallelism = settings.getInt("paysync.shop.intake.parallelism", 2, 1, 16);
         DataSource shop = database.dataSource();
         if (settings.get(DB_URL).isPresent()) {
-            HikariDataSource ds = new PooledDataSource();
+            HikariDataSource ds = new HikariDataSource();
             ds.setPoolName("paysync-shop");
             ds.setJdbcUrl(settings.require(DB_URL));
             settings.get(DB_USERNAME).ifPresent(ds::setUsername);
