@@ -42,10 +42,10 @@ public final class CallSpans {
     /** Which request a call to the third party or the gateway made: create, lookup, adjustment, ... */
     public static final String REQUEST = "paysync.request";
 
-    /** OpenTelemetry's database names; not yet in the stable conventions artifact. */
+    /** OpenTelemetry's database attribute names: the conventions artifact used here holds the stable ones only. */
     static final String DB_SYSTEM_NAME = "db.system.name";
 
-    /** The name older backends read: {@code db.system.name} was {@code db.system} until conventions 1.30. */
+    /** The name older backends read: earlier versions of the conventions called {@code db.system.name} so. */
     static final String DB_SYSTEM = "db.system";
 
     static final String DB_NAMESPACE = "db.namespace";
