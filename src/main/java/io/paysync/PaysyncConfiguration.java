@@ -20,6 +20,8 @@ import io.paysync.observe.HawtioConsole;
 import io.paysync.observe.JolokiaAccess;
 import io.paysync.observe.Observability;
 import io.paysync.observe.RefusedRequests;
+import io.paysync.observe.SafeEndpointMBeans;
+import io.paysync.observe.SafeUrl;
 import io.paysync.order.AdjustmentRepository;
 import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
@@ -97,6 +99,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // Before anything is opened: an unreadable access policy refuses the start.
         JolokiaPlatformHttpPlugin jolokia =
                 JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null));
+        // What Jolokia reads of the endpoints: their service URLs without credentials.
+        SafeEndpointMBeans.install(context);
         SyncSettings syncSettings = SyncSettings.from(settings);
         Observability.checkSettings(settings);
         Tracing.checkSettings(settings);
@@ -349,10 +353,15 @@ public class PaysyncConfiguration implements CamelConfiguration {
         adjustmentOutcomes.observe(metrics);
         metrics.watchBreaker(SyncTarget.ADJUSTMENTS.breakerId(), adjustmentGate::breakerState);
         Observability.healthChecks(context, settings, database, SyncRoutes.BREAKER_ID, gate::breakerState);
+        // The URLs as SafeUrl shows them: Camel's own summary hides them whole
+        // (camel.main.additionalSensitiveKeywords).
         LOG.info(
-                "Paysync configured: profile {}, database {}, API on port {}, management on port {}",
+                "Paysync configured: profile {}, database {} at {}, third party at {}, API on port {}, management on"
+                        + " port {}",
                 profile,
                 database.dialect().folder(),
+                SafeUrl.of(settings.require(Settings.DB_URL)),
+                SafeUrl.of(settings.get(Settings.THIRD_PARTY_URL).orElse("(none)")),
                 apiPort,
                 managementPort);
     }

@@ -7,6 +7,7 @@ import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
+import io.paysync.observe.SafeUrl;
 import io.paysync.order.OrderRepository;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -88,6 +89,10 @@ public class PaymentReconciliation {
             String url = settings.require(STATUS_URL).replaceAll("/+$", "");
             if (!url.matches("(?i)https?://\\S+")) {
                 throw new InvalidSettingsException(List.of(STATUS_URL + " must be an http:// or https:// URL"));
+            }
+            if (SafeUrl.hasUserinfo(url)) {
+                throw new InvalidSettingsException(List.of(STATUS_URL + " must not hold user:password@ (the HTTP client"
+                        + " refuses such a URL on every call)"));
             }
             context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
             int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);

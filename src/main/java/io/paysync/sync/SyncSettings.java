@@ -2,6 +2,7 @@ package io.paysync.sync;
 
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
+import io.paysync.observe.SafeUrl;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -93,6 +94,10 @@ public record SyncSettings(
         }
         if (!thirdPartyUrl.startsWith("http://") && !thirdPartyUrl.startsWith("https://")) {
             problems.add("paysync.third-party.url must be an http:// or https:// URL");
+        }
+        if (SafeUrl.hasUserinfo(thirdPartyUrl)) {
+            problems.add("paysync.third-party.url must not hold user:password@ (the HTTP client refuses such a URL on"
+                    + " every call): give the credential as paysync.third-party.auth=basic");
         }
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);

@@ -13,8 +13,9 @@ import org.apache.camel.spi.RoutePolicyFactory;
 import org.apache.camel.support.RoutePolicySupport;
 
 /**
- * Names the route on each route's span (camel-opentelemetry2 names it by its endpoint, as {@code POST} or
- * {@code direct}), and lets a route add what it knows at its start, such as the order and the link of a sync attempt.
+ * Puts the route's id on each route's span (camel-opentelemetry2 names the span by its endpoint: an HTTP route's by its
+ * method and path, a {@code direct:} or timer route's by the endpoint's name), and lets a route add what it knows at
+ * its start, such as the order and the link of a sync attempt.
  * Added after camel-opentelemetry2's own factory, so its policy runs after the tracer's has begun the route's span and
  * made it current on this thread.
  */

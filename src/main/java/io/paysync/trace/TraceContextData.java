@@ -6,14 +6,21 @@ import java.util.Map;
 import org.apache.logging.log4j.core.util.ContextDataProvider;
 
 /**
- * Puts the current span's ids into every log event's context data, as {@code trace_id}, {@code span_id} and
- * {@code trace_flags} (the names OpenTelemetry's own log4j2 bridge uses), so a line written while a request or an
- * order is handled leads to its trace. Found by log4j2 through its service file. Paysync's own rather than
- * OpenTelemetry's bridge, which asks the JVM-wide global OpenTelemetry for its key names and so installs a no-op
- * global and logs about it through java.util.logging, outside the configured layout. With tracing off it adds
- * nothing and reads no context; on, it adds nothing outside a request or an order.
+ * Puts the current span's ids into every log event's context data, under Elastic Common Schema's names
+ * {@code trace.id} and {@code span.id}: the JSON layout's ECS template writes context data as top-level fields of those
+ * names, and the text layout ends the line with them; so a line written while a request or an order is handled leads
+ * to its trace. Paysync's own rather than OpenTelemetry's log4j2 bridge, which asks the JVM-wide global OpenTelemetry
+ * for its key names (so installs a no-op global and logs about it through java.util.logging, outside the configured
+ * layout) and adds {@code trace_flags}, a field no log backend reads. Found by log4j2 through its service file. With
+ * tracing off it adds nothing and reads no context; on, it adds nothing outside a request or an order.
  */
 public final class TraceContextData implements ContextDataProvider {
+
+    /** ECS's field of the trace id. */
+    public static final String TRACE_ID = "trace.id";
+
+    /** ECS's field of the span id. */
+    public static final String SPAN_ID = "span.id";
 
     @Override
     public Map<String, String> supplyContextData() {
@@ -24,12 +31,6 @@ public final class TraceContextData implements ContextDataProvider {
         if (!context.isValid()) {
             return Map.of();
         }
-        return Map.of(
-                "trace_id",
-                context.getTraceId(),
-                "span_id",
-                context.getSpanId(),
-                "trace_flags",
-                context.getTraceFlags().asHex());
+        return Map.of(TRACE_ID, context.getTraceId(), SPAN_ID, context.getSpanId());
     }
 }

@@ -211,6 +211,8 @@ public final class Tracing {
                         : resource.merge(Resource.builder()
                                 .put(SERVICE_INSTANCE_ID, instanceId)
                                 .build()))
+                // Kinds, numbers and no credentials in what leaves (CallSpans marks, ExportedSpans makes).
+                .addSpanExporterCustomizer((exporter, config) -> new ExportedSpans(exporter))
                 // Closed with the Camel context, after the last spans; never a JVM-wide hook or global.
                 .disableShutdownHook()
                 .build()

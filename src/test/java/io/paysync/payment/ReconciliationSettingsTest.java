@@ -71,6 +71,11 @@ class ReconciliationSettingsTest {
         assertThatThrownBy(() -> PaymentReconciliation.from(settings, context, null, null))
                 .hasMessageContaining("paysync.gateway.status-url must be an http:// or https:// URL");
 
+        p.put("paysync.gateway.status-url", "https://gw:S3cret@gateway.example/api");
+        assertThatThrownBy(() -> PaymentReconciliation.from(settings, context, null, null))
+                .hasMessageContaining("paysync.gateway.status-url must not hold user:password@")
+                .hasMessageNotContaining("S3cret");
+
         p.put("paysync.gateway.status-url", "https://gateway.example/api//");
         PaymentReconciliation.from(settings, context, null, null);
         assertThat(context.getPropertiesComponent().resolveProperty("paysync.gateway.status-url"))

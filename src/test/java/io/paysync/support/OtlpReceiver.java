@@ -42,7 +42,11 @@ import java.util.zip.GZIPInputStream;
  */
 public final class OtlpReceiver implements AutoCloseable {
 
-    /** One span as received, with the resource it came from; ids in lower-case hex as in a traceparent. */
+    /**
+     * One span as received, with the resource it came from; ids in lower-case hex as in a traceparent; the kind
+     * ({@code SERVER}, {@code CLIENT}, {@code INTERNAL}, ...) and status ({@code ERROR}, {@code OK}, {@code UNSET}) by
+     * their OTLP names without the prefix; each attribute's OTLP value type ({@code STRING_VALUE}, {@code INT_VALUE}).
+     */
     public record Received(
             String traceId,
             String spanId,
@@ -51,7 +55,10 @@ public final class OtlpReceiver implements AutoCloseable {
             Map<String, String> attributes,
             List<Link> links,
             List<Map<String, String>> events,
-            Map<String, String> resource) {
+            Map<String, String> resource,
+            String kind,
+            String status,
+            Map<String, String> attributeTypes) {
 
         public String attribute(String key) {
             return attributes.get(key);
@@ -213,7 +220,10 @@ public final class OtlpReceiver implements AutoCloseable {
                                         return a;
                                     })
                                     .toList(),
-                            resource));
+                            resource,
+                            span.getKind().name().replace("SPAN_KIND_", ""),
+                            span.getStatus().getCode().name().replace("STATUS_CODE_", ""),
+                            types(span.getAttributesList())));
                 }
             }
         }
@@ -223,6 +233,14 @@ public final class OtlpReceiver implements AutoCloseable {
         Map<String, String> map = new LinkedHashMap<>();
         for (KeyValue kv : list) {
             map.put(kv.getKey(), text(kv.getValue()));
+        }
+        return map;
+    }
+
+    private static Map<String, String> types(List<KeyValue> list) {
+        Map<String, String> map = new LinkedHashMap<>();
+        for (KeyValue kv : list) {
+            map.put(kv.getKey(), kv.getValue().getValueCase().name());
         }
         return map;
     }

@@ -51,6 +51,14 @@ class SyncSettingsTest {
     }
 
     @Test
+    void should_refuse_a_third_party_url_with_userinfo_naming_the_setting_not_the_password() {
+        assertThatThrownBy(() -> fromProperties("paysync.third-party.url", "https://paysync:S3cret@records.example")
+                        .check())
+                .hasMessageContaining("paysync.third-party.url must not hold user:password@")
+                .hasMessageNotContaining("S3cret");
+    }
+
+    @Test
     void should_accept_the_defaults() {
         settings(120, 2, 2000, 10_000, "https://records.example").check();
     }

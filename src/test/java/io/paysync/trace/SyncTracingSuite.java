@@ -277,7 +277,7 @@ public abstract class SyncTracingSuite {
                 .setName("trace-ids")
                 .setTarget(into)
                 .setLayout(PatternLayout.newBuilder()
-                        .withPattern("trace_id=%X{trace_id} span_id=%X{span_id} |%msg%n")
+                        .withPattern("trace_id=%X{trace.id} span_id=%X{span.id} |%msg%n")
                         .build())
                 .build();
         appender.start();

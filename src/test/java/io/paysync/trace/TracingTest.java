@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.opentelemetry.api.trace.Span;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.sdk.trace.ReadableSpan;
@@ -21,6 +22,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.Layout;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.config.Configuration;
+import org.apache.logging.log4j.core.config.ConfigurationSource;
+import org.apache.logging.log4j.core.config.properties.PropertiesConfigurationFactory;
+import org.apache.logging.log4j.core.impl.Log4jLogEvent;
+import org.apache.logging.log4j.message.SimpleMessage;
+import org.apache.logging.log4j.util.SortedArrayStringMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -106,7 +116,7 @@ class TracingTest {
                                     + span.getSpanContext().getSpanId() + "-"
                                     + span.getSpanContext().getTraceFlags().asHex());
                     assertThat(new TraceContextData().supplyContextData())
-                            .containsEntry("trace_id", span.getSpanContext().getTraceId());
+                            .containsEntry("trace.id", span.getSpanContext().getTraceId());
                 }
                 assertThat(OrderTrace.traceParent())
                         .as("off again once the traced runtime stopped")
@@ -114,6 +124,49 @@ class TracingTest {
             } finally {
                 span.end();
             }
+        }
+    }
+
+    @Test
+    void should_write_the_trace_and_span_ids_of_a_json_line_as_ecs_fields_only() throws Exception {
+        // The JSON layout as shipped (the tests' own log configuration has none), given what log4j2 gathers for an
+        // event written while a span is current.
+        LoggerContext shipped = new LoggerContext("shipped-log4j2");
+        Configuration config = new PropertiesConfigurationFactory()
+                .getConfiguration(
+                        shipped,
+                        ConfigurationSource.fromUri(
+                                getClass().getResource("/log4j2.properties").toURI()));
+        config.initialize();
+        Layout<?> json = config.getAppender("json").getLayout();
+        try (SdkTracerProvider provider = SdkTracerProvider.builder().build();
+                PaysyncInstance traced = PaysyncInstance.start(TestDatabase.h2(), tracingTo(receiver))) {
+            Span span = provider.get("test").spanBuilder("current").startSpan();
+            String line;
+            try (Scope ignored = span.makeCurrent()) {
+                SortedArrayStringMap context = new SortedArrayStringMap(new TraceContextData().supplyContextData());
+                line = new String(
+                        json.toByteArray(Log4jLogEvent.newBuilder()
+                                .setLoggerName("io.paysync.sync.SyncOutcomes")
+                                .setLevel(Level.WARN)
+                                .setMessage(new SimpleMessage("Order T-1: attempt 1 of 10 failed"))
+                                .setContextData(context)
+                                .build()),
+                        java.nio.charset.StandardCharsets.UTF_8);
+            } finally {
+                span.end();
+            }
+            JsonNode event = PaysyncInstance.JSON.readTree(line);
+            assertThat(event.path("trace.id").asText())
+                    .isEqualTo(span.getSpanContext().getTraceId());
+            assertThat(event.path("span.id").asText())
+                    .isEqualTo(span.getSpanContext().getSpanId());
+            assertThat(line)
+                    .doesNotContain("trace_id")
+                    .doesNotContain("span_id")
+                    .doesNotContain("trace_flags");
+        } finally {
+            shipped.stop();
         }
     }
 
