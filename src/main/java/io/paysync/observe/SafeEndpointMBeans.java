@@ -1,5 +1,6 @@
 package io.paysync.observe;
 
+import io.paysync.config.SafeUrl;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;

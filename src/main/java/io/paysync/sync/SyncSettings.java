@@ -1,8 +1,8 @@
 package io.paysync.sync;
 
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.SafeUrl;
 import io.paysync.config.Settings;
-import io.paysync.observe.SafeUrl;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -4,7 +4,7 @@ import io.opentelemetry.semconv.ErrorAttributes;
 import io.opentelemetry.semconv.HttpAttributes;
 import io.opentelemetry.semconv.ServerAttributes;
 import io.opentelemetry.semconv.UrlAttributes;
-import io.paysync.observe.SafeUrl;
+import io.paysync.config.SafeUrl;
 import java.net.URI;
 import java.util.HashMap;
 import java.util.Locale;

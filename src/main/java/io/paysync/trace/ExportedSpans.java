@@ -11,7 +11,7 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.opentelemetry.semconv.HttpAttributes;
 import io.opentelemetry.semconv.ServerAttributes;
-import io.paysync.observe.SafeUrl;
+import io.paysync.config.SafeUrl;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;

@@ -1,4 +1,4 @@
-package io.paysync.observe;
+package io.paysync.config;
 
 import java.util.Locale;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package io.paysync.observe;
+package io.paysync.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
