@@ -7,6 +7,7 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.AdjustmentRepository;
+import io.paysync.order.AmountUnits;
 import io.paysync.order.Money;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -200,7 +201,8 @@ public class PaymentCallbackHandler implements Processor {
     /**
      * {@code routes/adapters/}: the refunds of one payment, as the gateway lists them (a Stripe charge's
      * {@code refunds.data}, or a single refund object), given as the exchange property {@code refunds}: each with
-     * {@code id}, {@code amount} in minor units, {@code currency} and {@code status} ({@code succeeded}; {@code pending}
+     * {@code id}, {@code amount} in the minor units of the unit table named by {@code amountUnits} (default
+     * {@code iso-4217}, {@link AmountUnits}), {@code currency} and {@code status} ({@code succeeded}; {@code pending}
      * or {@code requires_action}: not final; {@code failed} or {@code canceled}: void), plus the order as for
      * {@link #handleMappedAdjustment}. Each refund is applied on its own, so one refused does not keep the others
      * out; the answer is the first refusal if any (the gateway sends the event again, and the refunds recorded are
@@ -220,6 +222,7 @@ public class PaymentCallbackHandler implements Processor {
         if (refunds == null || refunds.isEmpty()) {
             return ApiReply.ok(ANSWERS.get(PaymentRules.OUTCOME_IGNORED));
         }
+        String units = exchange.getProperty("amountUnits", AmountUnits.ISO_4217.tableName(), String.class);
         Map<String, String> outcomes = new LinkedHashMap<>();
         ApiException firstRefusal = null;
         String orderNumber = null;
@@ -242,8 +245,10 @@ public class PaymentCallbackHandler implements Processor {
                 fields.put("currency", currency);
                 fields.put(
                         "amount",
-                        Money.fromMinorUnits(
-                                refund.get("amount") == null ? null : String.valueOf(refund.get("amount")), currency));
+                        Money.fromGatewayAmount(
+                                refund.get("amount") == null ? null : String.valueOf(refund.get("amount")),
+                                currency,
+                                units));
                 outcomes.put(id, rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {}));
             } catch (ApiException refused) {
                 if (firstRefusal == null) {

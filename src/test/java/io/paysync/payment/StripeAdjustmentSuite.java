@@ -56,6 +56,57 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     // ----- The webhook -----
 
     @Test
+    void should_pay_and_refund_in_stripe_units_isk_mga_jpy_huf_and_usd() throws Exception {
+        // Stripe's units: ISK two-decimal though ISO has none, MGA whole though ISO has two, HUF two-decimal.
+        Object[][] cases = {
+            {"U-ISK", "isk", "50", 5000L, 2000L, "20"},
+            {"U-MGA", "mga", "1500.00", 1500L, 500L, "500.00"},
+            {"U-JPY", "jpy", "500", 500L, 200L, "200"},
+            {"U-HUF", "huf", "10.00", 1000L, 250L, "2.50"},
+            {"U-USD", "usd", "19.99", 1999L, 999L, "9.99"},
+        };
+        for (Object[] c : cases) {
+            String order = (String) c[0];
+            String currency = (String) c[1];
+            assertThat(app.createOrder(order, (String) c[2], currency.toUpperCase(java.util.Locale.ROOT))
+                            .status())
+                    .isEqualTo(201);
+            Response paid = sendSigned(StripeFixtures.intentSucceeded(
+                    "evt_pay_" + order, "pi_" + order, order, (long) c[3], (long) c[3], currency));
+            assertThat(paid.outcome()).as(order + " " + paid).isEqualTo("paid");
+
+            Response refunded = sendSigned(StripeFixtures.refundEvent(
+                    "evt_ref_" + order,
+                    "refund.created",
+                    "re_" + order,
+                    "pi_" + order,
+                    (long) c[4],
+                    currency,
+                    "succeeded"));
+
+            assertThat(refunded.outcome()).as(order + " " + refunded).isEqualTo("recorded");
+            assertThat(adjusted(order)).as(order).isEqualByComparingTo((String) c[5]);
+        }
+    }
+
+    @Test
+    void should_refuse_a_stripe_amount_the_currency_cannot_hold_and_change_nothing() throws Exception {
+        assertThat(app.createOrder("U-ISK2", "50", "ISK").status()).isEqualTo(201);
+        assertThat(sendSigned(StripeFixtures.intentSucceeded("evt_pay_isk2", "pi_isk2", "U-ISK2", 5000, 5000, "isk"))
+                        .outcome())
+                .isEqualTo("paid");
+        var before = app.snapshot();
+
+        // 150 in Stripe's ISK units is 1.5 kr, and the krona has no minor unit.
+        Response r = sendSigned(StripeFixtures.refundEvent(
+                "evt_ref_isk2", "refund.created", "re_isk2", "pi_isk2", 150, "isk", "succeeded"));
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(400);
+        assertThat(r.toString()).contains("1.5 ISK");
+        assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
     void should_record_each_refund_of_a_refunded_charge_once_and_a_replay_changes_nothing() throws Exception {
         paidOrder("R-1", "pi_r1", 1999, "eur");
         String event = chargeRefunded(
