@@ -90,6 +90,23 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     }
 
     @Test
+    void should_refuse_a_partial_capture_of_the_order_amount_as_a_mismatch_never_paid_in_full() throws Exception {
+        assertThat(app.createOrder("P-1", "20.00", "USD").status()).isEqualTo(201);
+
+        Response r = sendSigned(StripeFixtures.intentSucceeded("evt_p1", "pi_p1", "P-1", 2000, 1500, "usd"));
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(422);
+        assertThat(r.error()).isEqualTo("amount-mismatch");
+        assertThat(app.column("P-1", "payment_status")).isEqualTo("Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'P-1' AND webhook_id = 'evt_p1'"
+                        + " AND detail = 'stripe event says 15.00 USD, order is 20.00 USD'"))
+                .isEqualTo(1);
+        assertThat(app.createOrder("P-2", "15.00", "USD").status()).isEqualTo(201);
+        Response partial = sendSigned(StripeFixtures.intentSucceeded("evt_p2", "pi_p2", "P-2", 2000, 1500, "usd"));
+        assertThat(partial.outcome()).as(partial.toString()).isEqualTo("paid");
+    }
+
+    @Test
     void should_refuse_a_stripe_amount_the_currency_cannot_hold_and_change_nothing() throws Exception {
         assertThat(app.createOrder("U-ISK2", "50", "ISK").status()).isEqualTo(201);
         assertThat(sendSigned(StripeFixtures.intentSucceeded("evt_pay_isk2", "pi_isk2", "U-ISK2", 5000, 5000, "isk"))
