@@ -90,6 +90,59 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     }
 
     @Test
+    void should_record_an_escalated_inquiry_as_one_chargeback_whichever_dispute_event_comes() throws Exception {
+        paidOrder("E-1", "pi_e1", 2500, "eur");
+        paidOrder("E-2", "pi_e2", 2500, "eur");
+
+        assertThat(sendSigned(disputeEvent(
+                                "evt_e1a", "charge.dispute.created", "dp_e1", "pi_e1", "warning_needs_response"))
+                        .outcome())
+                .isEqualTo("ignored");
+        Response escalated =
+                sendSigned(disputeEvent("evt_e1b", "charge.dispute.updated", "dp_e1", "pi_e1", "needs_response"));
+        assertThat(escalated.outcome()).as(escalated.toString()).isEqualTo("recorded");
+        assertThat(sendSigned(disputeEvent(
+                                "evt_e1c", "charge.dispute.funds_withdrawn", "dp_e1", "pi_e1", "needs_response"))
+                        .outcome())
+                .isEqualTo("already-recorded");
+        assertThat(sendSigned(disputeEvent("evt_e1d", "charge.dispute.closed", "dp_e1", "pi_e1", "lost"))
+                        .outcome())
+                .isEqualTo("ignored");
+
+        // funds_withdrawn first, created (or a later update) after: still one chargeback.
+        assertThat(sendSigned(disputeEvent(
+                                "evt_e2a", "charge.dispute.funds_withdrawn", "dp_e2", "pi_e2", "needs_response"))
+                        .outcome())
+                .isEqualTo("recorded");
+        assertThat(sendSigned(disputeEvent("evt_e2b", "charge.dispute.created", "dp_e2", "pi_e2", "needs_response"))
+                        .outcome())
+                .isEqualTo("already-recorded");
+        assertThat(sendSigned(disputeEvent("evt_e2c", "charge.dispute.updated", "dp_e2", "pi_e2", "won"))
+                        .outcome())
+                .isEqualTo("ignored");
+
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE gateway_id IN ('dp_e1', 'dp_e2')"))
+                .isEqualTo(2);
+        assertThat(adjustment("dp_e1")).containsEntry("kind", "chargeback").containsEntry("order_number", "E-1");
+        assertThat(adjusted("E-1")).isEqualByComparingTo("25.00");
+        assertThat(adjusted("E-2")).isEqualByComparingTo("25.00");
+    }
+
+    private static String disputeEvent(String eventId, String type, String disputeId, String intentId, String status) {
+        return StripeFixtures.event(
+                eventId,
+                type,
+                StripeFixtures.object(
+                        "dispute",
+                        Map.of(
+                                "id", disputeId,
+                                "payment_intent", intentId,
+                                "amount", 2500,
+                                "currency", "eur",
+                                "status", status)));
+    }
+
+    @Test
     void should_refuse_a_partial_capture_of_the_order_amount_as_a_mismatch_never_paid_in_full() throws Exception {
         assertThat(app.createOrder("P-1", "20.00", "USD").status()).isEqualTo(201);
 
