@@ -206,8 +206,11 @@ public class PaymentCallbackHandler implements Processor {
      * or {@code requires_action}: not final; {@code failed} or {@code canceled}: void), plus the order as for
      * {@link #handleMappedAdjustment}. Each refund is applied on its own, so one refused does not keep the others
      * out; the answer is the first refusal if any (the gateway sends the event again, and the refunds recorded are
-     * then duplicates that change nothing), else {@code {"outcome": <the first refund's>, "refunds": {id: outcome}}}.
-     * No refunds at all (a Stripe charge from an API version that leaves the list out) is {@code ignored}.
+     * then duplicates that change nothing), else {@code {"outcome": <the first applied's>, "refunds": {id: outcome}}}.
+     * No refunds at all (a Stripe charge from an API version that leaves the list out) is {@code ignored}. With
+     * {@code refundsOrder} {@code newest-first} the list is applied oldest first; with {@code refundsHasMore} true
+     * (the gateway's list is truncated) the answer says {@code "hasMore": true}: the refunds left out arrive by the
+     * gateway's own refund events.
      */
     public ApiReply handleMappedRefunds(Exchange exchange) {
         requireVerified(exchange);
@@ -221,6 +224,12 @@ public class PaymentCallbackHandler implements Processor {
         }
         if (refunds == null || refunds.isEmpty()) {
             return ApiReply.ok(ANSWERS.get(PaymentRules.OUTCOME_IGNORED));
+        }
+        if ("newest-first".equals(exchange.getProperty("refundsOrder", String.class))) {
+            // Applied in the order they happened, as the gateway's own refund events would apply them.
+            List<?> oldestFirst = new java.util.ArrayList<>(refunds);
+            java.util.Collections.reverse(oldestFirst);
+            refunds = oldestFirst;
         }
         String units = exchange.getProperty("amountUnits", AmountUnits.ISO_4217.tableName(), String.class);
         Map<String, String> outcomes = new LinkedHashMap<>();
@@ -265,6 +274,9 @@ public class PaymentCallbackHandler implements Processor {
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("outcome", outcomes.values().iterator().next());
         answer.put("refunds", outcomes);
+        if (Boolean.TRUE.equals(exchange.getProperty("refundsHasMore", Boolean.class))) {
+            answer.put("hasMore", true);
+        }
         return ApiReply.ok(answer);
     }
 

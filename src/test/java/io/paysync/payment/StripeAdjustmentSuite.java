@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.support.LogHygiene;
 import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance;
@@ -204,6 +205,31 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         assertThat(again.status()).isEqualTo(200);
         assertThat(again.outcome()).isEqualTo("already-recorded");
         assertThat(app.snapshot()).isEqualTo(before);
+    }
+
+    @Test
+    void should_apply_a_charges_refunds_oldest_first_and_say_when_stripe_left_some_out() throws Exception {
+        paidOrder("R-O", "pi_ro", 5000, "usd");
+        ObjectNode charge = StripeFixtures.object(
+                "charge",
+                Map.of("payment_intent", "pi_ro", "currency", "usd", "metadata", Map.of("order_number", "R-O")));
+        ObjectNode newest = StripeFixtures.object(
+                "refund", Map.of("id", "re_newest", "amount", 300, "currency", "usd", "status", "succeeded"));
+        ObjectNode oldest = StripeFixtures.object(
+                "refund", Map.of("id", "re_oldest", "amount", 500, "currency", "usd", "status", "succeeded"));
+        ObjectNode list = charge.putObject("refunds");
+        list.put("object", "list");
+        list.put("has_more", true);
+        list.putArray("data").add(newest).add(oldest);
+
+        Response r = sendSigned(StripeFixtures.event("evt_ro", "charge.refunded", charge));
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(200);
+        assertThat(r.json().get("hasMore").asBoolean()).isTrue();
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments a JOIN adjustments b ON a.id < b.id"
+                        + " WHERE a.gateway_id = 're_oldest' AND b.gateway_id = 're_newest'"))
+                .isEqualTo(1);
+        assertThat(adjusted("R-O")).isEqualByComparingTo("8.00");
     }
 
     @Test
