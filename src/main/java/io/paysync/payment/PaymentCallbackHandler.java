@@ -161,7 +161,35 @@ public class PaymentCallbackHandler implements Processor {
             }
         }
         CallbackRequest event = CallbackRequest.parse(fields);
-        return ApiReply.ok(ANSWERS.get(rules.apply(event, PaymentRules.Source.gatewayEvent(gateway, eventId))));
+        try {
+            return ApiReply.ok(ANSWERS.get(rules.apply(event, PaymentRules.Source.gatewayEvent(gateway, eventId))));
+        } catch (ApiException refused) {
+            return refusedForGood(refused);
+        }
+    }
+
+    /**
+     * Refusals of a gateway event that a later delivery can turn into success: the order or its payment not known
+     * yet, the order not Paid yet, the chargeback a reversal reverses not recorded yet (gateways do not deliver events
+     * in order). These keep their 4xx, so the gateway delivers the event again.
+     */
+    private static final java.util.Set<String> RETRY_CAN_APPLY =
+            java.util.Set.of("unknown-order", "adjustment-for-unpaid-order", "reversal-without-chargeback");
+
+    /**
+     * A gateway event refused for good (409 or 422, but for {@link #RETRY_CAN_APPLY}): answered {@code 200
+     * {"outcome": "refused", "error": <code>, "message": ...}}, so the gateway stops delivering what will never apply
+     * (Stripe would for three days); its anomaly is recorded once per event id. Any other refusal is thrown.
+     */
+    private static ApiReply refusedForGood(ApiException refused) {
+        if ((refused.status() != 409 && refused.status() != 422) || RETRY_CAN_APPLY.contains(refused.code())) {
+            throw refused;
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("outcome", "refused");
+        answer.put("error", refused.code());
+        answer.put("message", refused.getMessage());
+        return ApiReply.ok(answer);
     }
 
     /**
@@ -194,8 +222,12 @@ public class PaymentCallbackHandler implements Processor {
         fields.put("amount", exchange.getProperty("amount", String.class));
         fields.put("currency", exchange.getProperty("currency", String.class));
         fields.put("orderNumber", mappedOrder(exchange, source, type + " " + id));
-        String outcome = rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {});
-        return ApiReply.ok(ANSWERS.get(outcome));
+        try {
+            String outcome = rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {});
+            return ApiReply.ok(ANSWERS.get(outcome));
+        } catch (ApiException refused) {
+            return refusedForGood(refused);
+        }
     }
 
     /**
@@ -269,7 +301,7 @@ public class PaymentCallbackHandler implements Processor {
             }
         }
         if (firstRefusal != null) {
-            throw firstRefusal;
+            return refusedForGood(firstRefusal);
         }
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("outcome", outcomes.values().iterator().next());

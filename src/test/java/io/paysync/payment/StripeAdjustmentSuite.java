@@ -144,12 +144,31 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     }
 
     @Test
+    void should_answer_a_refused_refund_event_200_and_record_one_anomaly_for_three_deliveries() throws Exception {
+        paidOrder("T-1", "pi_t1", 1000, "usd");
+        String tooMuch =
+                StripeFixtures.refundEvent("evt_t1", "refund.created", "re_t1", "pi_t1", 1500, "usd", "succeeded");
+
+        for (int delivery = 1; delivery <= 3; delivery++) {
+            Response r = sendSigned(tooMuch);
+            assertThat(r.status()).as(r.toString()).isEqualTo(200);
+            assertThat(r.outcome()).isEqualTo("refused");
+            assertThat(r.error()).isEqualTo("adjustment-exceeds-amount");
+        }
+
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE webhook_id = 'evt_t1'"))
+                .isEqualTo(1);
+        assertThat(adjustment("re_t1")).isEmpty();
+    }
+
+    @Test
     void should_refuse_a_partial_capture_of_the_order_amount_as_a_mismatch_never_paid_in_full() throws Exception {
         assertThat(app.createOrder("P-1", "20.00", "USD").status()).isEqualTo(201);
 
         Response r = sendSigned(StripeFixtures.intentSucceeded("evt_p1", "pi_p1", "P-1", 2000, 1500, "usd"));
 
-        assertThat(r.status()).as(r.toString()).isEqualTo(422);
+        assertThat(r.status()).as(r.toString()).isEqualTo(200);
+        assertThat(r.outcome()).isEqualTo("refused");
         assertThat(r.error()).isEqualTo("amount-mismatch");
         assertThat(app.column("P-1", "payment_status")).isEqualTo("Pending");
         assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'P-1' AND webhook_id = 'evt_p1'"
@@ -246,7 +265,8 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         assertThat(adjustment("re_3")).containsEntry("order_number", "R-2").containsEntry("status", "Final");
         Response failedLater =
                 sendSigned(refundEvent("evt_r2c", "refund.failed", "re_3", "pi_r2", 400, "eur", "failed"));
-        assertThat(failedLater.status()).isEqualTo(409);
+        assertThat(failedLater.status()).isEqualTo(200);
+        assertThat(failedLater.outcome()).isEqualTo("refused");
         assertThat(failedLater.error()).isEqualTo("adjustment-not-pending");
         assertThat(adjusted("R-2")).isEqualByComparingTo("4.00");
     }
@@ -292,7 +312,8 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
 
         assertThat(r.outcome()).as(r.toString()).isEqualTo("recorded");
         assertThat(adjustment("re_j1").get("amount").toString()).startsWith("100");
-        assertThat(over.status()).isEqualTo(409);
+        assertThat(over.status()).isEqualTo(200);
+        assertThat(over.outcome()).isEqualTo("refused");
         assertThat(over.error()).isEqualTo("adjustment-exceeds-amount");
         assertThat(adjusted("J-1")).isEqualByComparingTo("100");
     }
