@@ -36,6 +36,16 @@ public final class AnomalyLog {
                 > 0;
     }
 
+    /** Written unless an anomaly of the same kind is recorded for the same event id ({@code webhookId}) already. */
+    public boolean recordOncePerEvent(
+            String kind, String orderNumber, String transactionId, String webhookId, String detail, Instant now) {
+        return db.jdbc()
+                        .update(
+                                db.sql("insert-anomaly-once-per-event"),
+                                params(kind, orderNumber, transactionId, webhookId, detail, now))
+                > 0;
+    }
+
     private static MapSqlParameterSource params(
             String kind, String orderNumber, String transactionId, String webhookId, String detail, Instant now) {
         return new MapSqlParameterSource()

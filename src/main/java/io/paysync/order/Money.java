@@ -92,6 +92,15 @@ public final class Money {
         return new BigDecimal(new BigInteger(minorUnits), digits).toPlainString();
     }
 
+    /**
+     * A gateway's amount converted by the unit table the adapter names ({@link AmountUnits}: {@code iso-4217},
+     * {@code integer-minor}, {@code decimal-major}, {@code stripe}), as the decimal string the canonical callback
+     * carries. For adapter routes, through simple's bean function; a bad amount is {@code 400 malformed-request}.
+     */
+    public static String fromGatewayAmount(String amount, String currency, String units) {
+        return AmountUnits.named(units).toAmount(amount, currency);
+    }
+
     /** The amount as the API shows it: a string with exactly the currency's minor units. */
     public static String format(BigDecimal amount, String currency) {
         int digits = Currency.getInstance(currency).getDefaultFractionDigits();

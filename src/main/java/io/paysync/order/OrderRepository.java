@@ -300,6 +300,12 @@ public class OrderRepository {
         anomalies.record(kind, orderNumber, transactionId, webhookId, detail, now());
     }
 
+    /** As {@link AnomalyLog#recordOncePerEvent}: not again for a redelivery of the same gateway event. */
+    public void recordAnomalyOncePerEvent(
+            String kind, String orderNumber, String transactionId, String eventId, String detail) {
+        anomalies.recordOncePerEvent(kind, orderNumber, transactionId, eventId, detail, now());
+    }
+
     /** As {@link AnomalyLog#recordOnce}: not again when the same kind, order and detail is recorded already. */
     public void recordAnomalyOnce(
             String kind, String orderNumber, String transactionId, String webhookId, String detail) {

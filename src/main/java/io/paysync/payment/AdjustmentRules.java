@@ -193,6 +193,8 @@ final class AdjustmentRules {
         String text = source.says() + news.describe() + " " + news.status() + ", but " + detail;
         if (source.repeats()) {
             orders.recordAnomalyOnce(kind, news.orderNumber(), null, source.id(), text);
+        } else if (source.redelivered()) {
+            orders.recordAnomalyOncePerEvent(kind, news.orderNumber(), null, source.id(), text);
         } else {
             orders.recordAnomaly(kind, news.orderNumber(), null, source.id(), text);
         }

@@ -7,6 +7,7 @@ import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.order.AdjustmentRepository;
+import io.paysync.order.AmountUnits;
 import io.paysync.order.Money;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -160,7 +161,35 @@ public class PaymentCallbackHandler implements Processor {
             }
         }
         CallbackRequest event = CallbackRequest.parse(fields);
-        return ApiReply.ok(ANSWERS.get(rules.apply(event, PaymentRules.Source.gatewayEvent(gateway, eventId))));
+        try {
+            return ApiReply.ok(ANSWERS.get(rules.apply(event, PaymentRules.Source.gatewayEvent(gateway, eventId))));
+        } catch (ApiException refused) {
+            return refusedForGood(refused);
+        }
+    }
+
+    /**
+     * Refusals of a gateway event that a later delivery can turn into success: the order or its payment not known
+     * yet, the order not Paid yet, the chargeback a reversal reverses not recorded yet (gateways do not deliver events
+     * in order). These keep their 4xx, so the gateway delivers the event again.
+     */
+    private static final java.util.Set<String> RETRY_CAN_APPLY =
+            java.util.Set.of("unknown-order", "adjustment-for-unpaid-order", "reversal-without-chargeback");
+
+    /**
+     * A gateway event refused for good (409 or 422, but for {@link #RETRY_CAN_APPLY}): answered {@code 200
+     * {"outcome": "refused", "error": <code>, "message": ...}}, so the gateway stops delivering what will never apply
+     * (Stripe would for three days); its anomaly is recorded once per event id. Any other refusal is thrown.
+     */
+    private static ApiReply refusedForGood(ApiException refused) {
+        if ((refused.status() != 409 && refused.status() != 422) || RETRY_CAN_APPLY.contains(refused.code())) {
+            throw refused;
+        }
+        Map<String, Object> answer = new LinkedHashMap<>();
+        answer.put("outcome", "refused");
+        answer.put("error", refused.code());
+        answer.put("message", refused.getMessage());
+        return ApiReply.ok(answer);
     }
 
     /**
@@ -193,19 +222,27 @@ public class PaymentCallbackHandler implements Processor {
         fields.put("amount", exchange.getProperty("amount", String.class));
         fields.put("currency", exchange.getProperty("currency", String.class));
         fields.put("orderNumber", mappedOrder(exchange, source, type + " " + id));
-        String outcome = rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {});
-        return ApiReply.ok(ANSWERS.get(outcome));
+        try {
+            String outcome = rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {});
+            return ApiReply.ok(ANSWERS.get(outcome));
+        } catch (ApiException refused) {
+            return refusedForGood(refused);
+        }
     }
 
     /**
      * {@code routes/adapters/}: the refunds of one payment, as the gateway lists them (a Stripe charge's
      * {@code refunds.data}, or a single refund object), given as the exchange property {@code refunds}: each with
-     * {@code id}, {@code amount} in minor units, {@code currency} and {@code status} ({@code succeeded}; {@code pending}
+     * {@code id}, {@code amount} in the minor units of the unit table named by {@code amountUnits} (default
+     * {@code iso-4217}, {@link AmountUnits}), {@code currency} and {@code status} ({@code succeeded}; {@code pending}
      * or {@code requires_action}: not final; {@code failed} or {@code canceled}: void), plus the order as for
      * {@link #handleMappedAdjustment}. Each refund is applied on its own, so one refused does not keep the others
      * out; the answer is the first refusal if any (the gateway sends the event again, and the refunds recorded are
-     * then duplicates that change nothing), else {@code {"outcome": <the first refund's>, "refunds": {id: outcome}}}.
-     * No refunds at all (a Stripe charge from an API version that leaves the list out) is {@code ignored}.
+     * then duplicates that change nothing), else {@code {"outcome": <the first applied's>, "refunds": {id: outcome}}}.
+     * No refunds at all (a Stripe charge from an API version that leaves the list out) is {@code ignored}. With
+     * {@code refundsOrder} {@code newest-first} the list is applied oldest first; with {@code refundsHasMore} true
+     * (the gateway's list is truncated) the answer says {@code "hasMore": true}: the refunds left out arrive by the
+     * gateway's own refund events.
      */
     public ApiReply handleMappedRefunds(Exchange exchange) {
         requireVerified(exchange);
@@ -220,6 +257,13 @@ public class PaymentCallbackHandler implements Processor {
         if (refunds == null || refunds.isEmpty()) {
             return ApiReply.ok(ANSWERS.get(PaymentRules.OUTCOME_IGNORED));
         }
+        if ("newest-first".equals(exchange.getProperty("refundsOrder", String.class))) {
+            // Applied in the order they happened, as the gateway's own refund events would apply them.
+            List<?> oldestFirst = new java.util.ArrayList<>(refunds);
+            java.util.Collections.reverse(oldestFirst);
+            refunds = oldestFirst;
+        }
+        String units = exchange.getProperty("amountUnits", AmountUnits.ISO_4217.tableName(), String.class);
         Map<String, String> outcomes = new LinkedHashMap<>();
         ApiException firstRefusal = null;
         String orderNumber = null;
@@ -242,8 +286,10 @@ public class PaymentCallbackHandler implements Processor {
                 fields.put("currency", currency);
                 fields.put(
                         "amount",
-                        Money.fromMinorUnits(
-                                refund.get("amount") == null ? null : String.valueOf(refund.get("amount")), currency));
+                        Money.fromGatewayAmount(
+                                refund.get("amount") == null ? null : String.valueOf(refund.get("amount")),
+                                currency,
+                                units));
                 outcomes.put(id, rules.applyAdjustment(AdjustmentEvent.parse(fields), source, moved -> {}));
             } catch (ApiException refused) {
                 if (firstRefusal == null) {
@@ -255,11 +301,14 @@ public class PaymentCallbackHandler implements Processor {
             }
         }
         if (firstRefusal != null) {
-            throw firstRefusal;
+            return refusedForGood(firstRefusal);
         }
         Map<String, Object> answer = new LinkedHashMap<>();
         answer.put("outcome", outcomes.values().iterator().next());
         answer.put("refunds", outcomes);
+        if (Boolean.TRUE.equals(exchange.getProperty("refundsHasMore", Boolean.class))) {
+            answer.put("hasMore", true);
+        }
         return ApiReply.ok(answer);
     }
 

@@ -43,9 +43,14 @@ public final class PaymentRules {
 
     /**
      * Where an authentic piece of news came from: the id its anomalies carry, the cause written to the history, how
-     * its anomalies quote it, and whether it repeats itself (then each anomaly is recorded once, not every time).
+     * its anomalies quote it, and whether it repeats itself (then each anomaly is recorded once, not every time) or
+     * is redelivered under its id (then each anomaly is recorded once per id and kind).
      */
-    public record Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {
+    public record Source(String id, TransitionLog.Cause cause, String says, boolean repeats, boolean redelivered) {
+
+        public Source(String id, TransitionLog.Cause cause, String says, boolean repeats) {
+            this(id, cause, says, repeats, false);
+        }
 
         /** The signed callback, named by its {@code webhook-id}. */
         public static Source callback(String webhookId) {
@@ -58,7 +63,8 @@ public final class PaymentRules {
                     eventId,
                     TransitionLog.Cause.gateway(gateway + " event " + eventId, eventId),
                     gateway + " event says ",
-                    false);
+                    false,
+                    true);
         }
 
         /** A final answer of the gateway's status API: the same answer comes back every round. */
@@ -302,6 +308,8 @@ public final class PaymentRules {
     private void anomaly(Source source, String kind, CallbackRequest news, String detail) {
         if (source.repeats()) {
             orders.recordAnomalyOnce(kind, news.orderNumber(), news.transactionId(), source.id(), detail);
+        } else if (source.redelivered()) {
+            orders.recordAnomalyOncePerEvent(kind, news.orderNumber(), news.transactionId(), source.id(), detail);
         } else {
             orders.recordAnomaly(kind, news.orderNumber(), news.transactionId(), source.id(), detail);
         }
@@ -336,6 +344,9 @@ public final class PaymentRules {
             String detail = source.says() + what + " of payment " + transactionId + ", but no order is paid by it";
             if (source.repeats()) {
                 orders.recordAnomalyOnce("adjustment-for-unknown-order", null, transactionId, source.id(), detail);
+            } else if (source.redelivered()) {
+                orders.recordAnomalyOncePerEvent(
+                        "adjustment-for-unknown-order", null, transactionId, source.id(), detail);
             } else {
                 orders.recordAnomaly("adjustment-for-unknown-order", null, transactionId, source.id(), detail);
             }

@@ -54,6 +54,7 @@ class StripeAdapterMappingRouteTest {
             weaveById("stripe-adapter-ignore-dispute-lost").replace().to("mock:ignored");
             weaveById("stripe-adapter-handle-refunds").replace().to("mock:refunds");
             weaveById("stripe-adapter-handle-chargeback").replace().to("mock:adjustment");
+            weaveById("stripe-adapter-handle-escalated-chargeback").replace().to("mock:adjustment");
             weaveById("stripe-adapter-handle-reversal").replace().to("mock:adjustment");
             weaveById("stripe-adapter-answer").remove();
         }
