@@ -3,6 +3,7 @@ package io.paysync.gateway;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.http.ApiException;
+import io.paysync.payment.TimestampedHmacVerifier;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -17,8 +18,8 @@ import org.apache.camel.CamelContext;
 /** What the kit's schemes share: their answer to a refused request, settings parsing, and the clock. */
 final class Schemes {
 
-    /** The exchange property a scheme sets once the request is authentic, as the Stripe verifier does. */
-    static final String VERIFIED = "paysyncSignatureVerified";
+    /** The exchange property the canonical mapping requires: the one the Stripe verifier sets. */
+    static final String VERIFIED = TimestampedHmacVerifier.VERIFIED;
 
     static final Pattern UNIX_SECONDS = Pattern.compile("[0-9]{1,12}");
 
