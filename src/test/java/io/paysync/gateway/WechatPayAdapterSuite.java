@@ -3,23 +3,19 @@ package io.paysync.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.paysync.support.LogHygiene;
-import io.paysync.support.PaysyncInstance;
+import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
-import io.paysync.support.TestDatabase;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * {@code routes/adapters/wechatpay-adapter.camel.yaml}, a gateway adapter made of the kit's beans declared in YAML
  * and settings only, on a started runtime: a notification signed and sealed as WeChat Pay does marks the order paid;
- * one that fails the signature or the decryption is refused with the callback's answer and changes nothing.
+ * one that fails the signature or the decryption is refused with the callback's answer and changes nothing. One
+ * subclass per database.
  */
-@ExtendWith(LogHygiene.class)
-class WechatPayAdapterRouteTest {
+public abstract class WechatPayAdapterSuite extends OneRuntimeSuite {
 
     static final String PATH = "/api/gateways/wechatpay/notify";
     static final String APIV3_KEY = "a7cde1ZJB1kG2e7VfTs3jQzaWizur8Gb";
@@ -27,31 +23,21 @@ class WechatPayAdapterRouteTest {
 
     static GatewayKeys platform;
     static GatewayKeys stranger;
-    static TestDatabase database;
-    static PaysyncInstance app;
 
-    @BeforeAll
-    static void start() throws Exception {
+    /** The adapter on, with the platform's certificate and the APIv3 key; the key kept out of the log. */
+    @Override
+    protected Map<String, String> settings() throws Exception {
         LogHygiene.SECRETS.add(APIV3_KEY);
         LogHygiene.SECRETS.add(OTHER_APIV3_KEY);
         platform = GatewayKeys.generate("wechatpay-platform");
         stranger = GatewayKeys.generate("wechatpay-stranger");
-        database = TestDatabase.h2();
-        app = PaysyncInstance.start(
-                database,
-                Map.of(
-                        "paysync.adapters.wechatpay.enabled",
-                        "true",
-                        "paysync.adapters.wechatpay.platform-certificates",
-                        platform.certificatePem(),
-                        "paysync.adapters.wechatpay.apiv3-key",
-                        APIV3_KEY));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        app.close();
-        database.close();
+        return Map.of(
+                "paysync.adapters.wechatpay.enabled",
+                "true",
+                "paysync.adapters.wechatpay.platform-certificates",
+                platform.certificatePem(),
+                "paysync.adapters.wechatpay.apiv3-key",
+                APIV3_KEY);
     }
 
     static String notification(String apiv3Key, String eventId, String orderNumber, long fen) throws Exception {
@@ -66,7 +52,7 @@ class WechatPayAdapterRouteTest {
                 + "\",\"associated_data\":\"transaction\",\"nonce\":\"fdasflkja484\"}}";
     }
 
-    static Response send(GatewayKeys signer, String serial, long timestamp, String signedBody, String sentBody)
+    Response send(GatewayKeys signer, String serial, long timestamp, String signedBody, String sentBody)
             throws Exception {
         String nonce = "5K8264ILTKCH16CQ2502SI8ZNMTM67VS";
         return app.postJson(
