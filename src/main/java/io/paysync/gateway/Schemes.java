@@ -5,7 +5,6 @@ import io.paysync.config.Settings;
 import io.paysync.http.ApiException;
 import io.paysync.payment.TimestampedHmacVerifier;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,9 +62,6 @@ final class Schemes {
             } catch (IOException e) {
                 throw new InvalidSettingsException(List.of(setting + ": the file " + v.substring(5)
                         + " cannot be read (" + e.getClass().getSimpleName() + ")"));
-            } catch (UncheckedIOException e) {
-                throw new InvalidSettingsException(
-                        List.of(setting + ": the file " + v.substring(5) + " cannot be read"));
             }
         }
         return v;
