@@ -238,6 +238,22 @@ class RsaSignatureSchemeTest {
     }
 
     @Test
+    void should_read_certificates_from_a_file_and_name_the_setting_when_the_file_is_missing() throws Exception {
+        java.nio.file.Path pem = java.nio.file.Files.createTempFile("wechatpay-platform", ".pem");
+        try {
+            java.nio.file.Files.writeString(pem, current.certificatePem());
+            wechat("file:" + pem).verify(wechatRequest(current));
+        } finally {
+            java.nio.file.Files.delete(pem);
+        }
+        RsaSignatureScheme scheme = new RsaSignatureScheme();
+        scheme.setKeySetting("paysync.adapters.wechatpay.platform-certificates");
+        assertThatThrownBy(() -> scheme.setCertificates("file:" + pem))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.adapters.wechatpay.platform-certificates");
+    }
+
+    @Test
     void should_not_show_keys_in_its_description() throws Exception {
         RsaSignatureScheme scheme = wechat(current.certificatePem());
         assertThat(scheme.toString()).doesNotContain(current.publicKeyBase64().substring(0, 40));
