@@ -1,0 +1,380 @@
+package io.paysync.gateway;
+
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.RequestChecks;
+import io.paysync.http.StrictUtf8;
+import java.io.ByteArrayInputStream;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509Certificate;
+import java.security.spec.X509EncodedKeySpec;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+
+/**
+ * A gateway's RSA signature (SHA256withRSA, base64) over a string built from the request, checked with the gateway's
+ * public key or X.509 certificate. Everything that differs between gateways is a bean property, so an adapter route
+ * declares one in its {@code beans:} and needs no Java:
+ *
+ * <ul>
+ *   <li>{@code signedString}: the template of the signed string; {@code {body}} is the exact body received,
+ *       {@code {header:Name}} a request header, {@code {form}} the body's form fields except {@code excludedFields},
+ *       sorted by name and joined {@code k=v&...}. WeChat Pay v3:
+ *       {@code {header:Wechatpay-Timestamp}\n{header:Wechatpay-Nonce}\n{body}\n}; Alipay: {@code {form}}.
+ *   <li>{@code signatureHeader} (WeChat Pay: {@code Wechatpay-Signature}) or {@code signatureField}, a form field
+ *       (Alipay: {@code sign}).
+ *   <li>{@code publicKeys} ({@code serial=<PEM or base64 DER>} entries, or PEM blocks) and {@code certificates} (PEM
+ *       certificates, each known by its serial number in upper-case hex, as WeChat Pay names them), each also
+ *       {@code file:<path>}. With {@code serialHeader} set, only the key that header names is tried and an unknown
+ *       serial is refused; without it every key is tried. Several keys make rotation seamless.
+ *   <li>{@code timestampHeader} and {@code toleranceSeconds}: a signed timestamp outside the window is refused.
+ * </ul>
+ *
+ * On success the exchange carries the verified property the canonical mapping requires and the body is the exact bytes
+ * received, as text. Any failure answers {@code 401 invalid-signature} and names no key or signature.
+ */
+public class RsaSignatureScheme implements CamelContextAware {
+
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(body|form|header:[A-Za-z0-9_-]+)}");
+    private static final Pattern PEM_BLOCK =
+            Pattern.compile("-----BEGIN ([A-Z ]+)-----([A-Za-z0-9+/=\\s]+)-----END \\1-----");
+    private static final String ANY_SERIAL = "";
+
+    private String signedString = "{body}";
+    private String signatureHeader;
+    private String signatureField;
+    private String serialHeader;
+    private String timestampHeader;
+    private long toleranceSeconds = 300;
+    private String algorithm = "SHA256withRSA";
+    private Set<String> excludedFields = Set.of("sign", "sign_type");
+    private boolean enabled = true;
+    private String keySetting = "the adapter's gateway keys";
+    private final Map<String, List<PublicKey>> keys = new LinkedHashMap<>();
+    private Clock clock;
+    private CamelContext camelContext;
+
+    /** Refuses to start when the adapter is enabled without a key or without a place to read the signature. */
+    public void checkSettings() {
+        if (!enabled) {
+            return;
+        }
+        if (keys.isEmpty()) {
+            throw Schemes.notSet(keySetting);
+        }
+        if ((signatureHeader == null) == (signatureField == null)) {
+            throw new InvalidSettingsException(
+                    List.of("An RSA signature scheme needs exactly one of signatureHeader and signatureField"));
+        }
+        Matcher m = PLACEHOLDER.matcher(signedString);
+        if (!m.find() && !signedString.isEmpty()) {
+            throw new InvalidSettingsException(
+                    List.of("signedString names nothing from the request ({body}, {form} or {header:Name})"));
+        }
+    }
+
+    /** Checks size and signature of the request; then the body is the exact bytes received, as text. */
+    public void verify(Exchange exchange) {
+        byte[] raw = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
+        if (!enabled || keys.isEmpty()) {
+            throw Schemes.invalid("This gateway adapter has no key to check signatures with");
+        }
+        String body = StrictUtf8.decode(raw);
+        if (body == null) {
+            throw Schemes.invalid("The body is not UTF-8");
+        }
+        Map<String, String> form = signedString.contains("{form}") || signatureField != null ? form(body) : Map.of();
+        String signature = signatureHeader != null
+                ? exchange.getMessage().getHeader(signatureHeader, String.class)
+                : form.get(signatureField);
+        String where =
+                signatureHeader != null ? "The " + signatureHeader + " header" : "The " + signatureField + " field";
+        if (signature == null || signature.isBlank()) {
+            throw Schemes.invalid(where + " is required");
+        }
+        byte[] sig;
+        try {
+            sig = Base64.getMimeDecoder().decode(signature.trim());
+        } catch (IllegalArgumentException e) {
+            throw Schemes.invalid(where + " is not base64");
+        }
+        if (timestampHeader != null) {
+            Schemes.checkTimestamp(
+                    exchange.getMessage().getHeader(timestampHeader, String.class),
+                    timestampHeader,
+                    toleranceSeconds,
+                    clock());
+        }
+        List<PublicKey> candidates = candidates(exchange);
+        byte[] signed = signedString(exchange, body, form).getBytes(StandardCharsets.UTF_8);
+        for (PublicKey key : candidates) {
+            if (verifies(key, signed, sig)) {
+                exchange.getMessage().setBody(body);
+                exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+                return;
+            }
+        }
+        throw Schemes.invalid("No valid signature");
+    }
+
+    private List<PublicKey> candidates(Exchange exchange) {
+        if (serialHeader == null) {
+            return keys.values().stream().flatMap(List::stream).toList();
+        }
+        String serial = exchange.getMessage().getHeader(serialHeader, String.class);
+        if (serial == null || serial.isBlank()) {
+            throw Schemes.invalid("The " + serialHeader + " header is required");
+        }
+        List<PublicKey> named = keys.get(serial.trim().toUpperCase(Locale.ROOT));
+        if (named == null) {
+            throw Schemes.invalid("The " + serialHeader + " header names no key configured here");
+        }
+        return named;
+    }
+
+    private boolean verifies(PublicKey key, byte[] signed, byte[] sig) {
+        try {
+            Signature verifier = Signature.getInstance(algorithm);
+            verifier.initVerify(key);
+            verifier.update(signed);
+            return verifier.verify(sig);
+        } catch (java.security.SignatureException e) {
+            return false; // a signature of the wrong length or shape for this key
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(algorithm + " is unavailable", e);
+        }
+    }
+
+    String signedString(Exchange exchange, String body, Map<String, String> form) {
+        Matcher m = PLACEHOLDER.matcher(signedString);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(1);
+            String value;
+            if (name.equals("body")) {
+                value = body;
+            } else if (name.equals("form")) {
+                value = sortedForm(form);
+            } else {
+                String header = name.substring("header:".length());
+                value = exchange.getMessage().getHeader(header, String.class);
+                if (value == null) {
+                    throw Schemes.invalid("The " + header + " header is required");
+                }
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private String sortedForm(Map<String, String> form) {
+        StringBuilder out = new StringBuilder();
+        for (Map.Entry<String, String> e : new TreeMap<>(form).entrySet()) {
+            if (excludedFields.contains(e.getKey())) {
+                continue;
+            }
+            if (!out.isEmpty()) {
+                out.append('&');
+            }
+            out.append(e.getKey()).append('=').append(e.getValue());
+        }
+        return out.toString();
+    }
+
+    /** The fields of an {@code application/x-www-form-urlencoded} body; a field given twice is refused. */
+    static Map<String, String> form(String body) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        if (body.isEmpty()) {
+            return fields;
+        }
+        for (String pair : body.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            try {
+                String name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                if (fields.put(name, value) != null) {
+                    throw Schemes.invalid("A form field is given more than once");
+                }
+            } catch (IllegalArgumentException e) {
+                throw Schemes.invalid("The body is not a form");
+            }
+        }
+        return fields;
+    }
+
+    private Clock clock() {
+        if (clock == null) {
+            clock = Schemes.clock(camelContext);
+        }
+        return clock;
+    }
+
+    /** The template of the signed string (see the class comment). */
+    public void setSignedString(String signedString) {
+        this.signedString = signedString == null ? "" : signedString;
+    }
+
+    /** The request header that carries the base64 signature. */
+    public void setSignatureHeader(String signatureHeader) {
+        this.signatureHeader = blankToNull(signatureHeader);
+    }
+
+    /** The form field that carries the base64 signature. */
+    public void setSignatureField(String signatureField) {
+        this.signatureField = blankToNull(signatureField);
+    }
+
+    /** The request header that names the key (certificate serial) the gateway signed with. */
+    public void setSerialHeader(String serialHeader) {
+        this.serialHeader = blankToNull(serialHeader);
+    }
+
+    /** The request header with the signed unix-seconds timestamp, checked against {@code toleranceSeconds}. */
+    public void setTimestampHeader(String timestampHeader) {
+        this.timestampHeader = blankToNull(timestampHeader);
+    }
+
+    /** How far the timestamp may be from our clock, either way, in seconds. */
+    public void setToleranceSeconds(long toleranceSeconds) {
+        this.toleranceSeconds = toleranceSeconds;
+    }
+
+    /** The JCA signature algorithm; {@code SHA256withRSA} (WeChat Pay, Alipay RSA2) unless the gateway says other. */
+    public void setAlgorithm(String algorithm) {
+        try {
+            Signature.getInstance(algorithm);
+        } catch (GeneralSecurityException e) {
+            throw new InvalidSettingsException(List.of("The signature algorithm " + algorithm + " is not available"));
+        }
+        this.algorithm = algorithm;
+    }
+
+    /** Form fields left out of {@code {form}}: {@code sign,sign_type} for Alipay. */
+    public void setExcludedFields(String excludedFields) {
+        this.excludedFields = Set.copyOf(Schemes.entries(excludedFields));
+    }
+
+    /** Whether the adapter is on: only then is a missing key a reason to refuse to start. */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** The setting the keys come from, for messages. */
+    public void setKeySetting(String keySetting) {
+        this.keySetting = keySetting;
+    }
+
+    /**
+     * Public keys: {@code serial=<base64 DER or PEM>} entries separated by commas or spaces, or PEM blocks (then known
+     * by no serial, so tried only without {@code serialHeader}); {@code file:<path>} for PEM in a file.
+     */
+    public void setPublicKeys(String publicKeys) {
+        if (publicKeys == null || publicKeys.isBlank()) {
+            return;
+        }
+        String text = Schemes.pemText(publicKeys, keySetting);
+        Matcher pem = PEM_BLOCK.matcher(text);
+        boolean anyBlock = false;
+        while (pem.find()) {
+            anyBlock = true;
+            add(ANY_SERIAL, publicKey(pem.group(2), "a PEM public key"));
+        }
+        if (anyBlock) {
+            return;
+        }
+        List<String> entries = Schemes.entries(text);
+        for (int i = 0; i < entries.size(); i++) {
+            String entry = entries.get(i);
+            int eq = entry.indexOf('=');
+            if (eq <= 0) {
+                throw new InvalidSettingsException(
+                        List.of(keySetting + ": public key #" + (i + 1) + " must have the form serial=<base64 DER>"));
+            }
+            String serial = entry.substring(0, eq).toUpperCase(Locale.ROOT);
+            String value = Schemes.pemText(entry.substring(eq + 1), keySetting);
+            Matcher block = PEM_BLOCK.matcher(value);
+            add(serial, publicKey(block.find() ? block.group(2) : value, "public key #" + (i + 1)));
+        }
+    }
+
+    /** X.509 certificates in PEM (or {@code file:<path>}), each known by its serial number in upper-case hex. */
+    public void setCertificates(String certificates) {
+        if (certificates == null || certificates.isBlank()) {
+            return;
+        }
+        String text = Schemes.pemText(certificates, keySetting);
+        Matcher pem = PEM_BLOCK.matcher(text);
+        int n = 0;
+        while (pem.find()) {
+            n++;
+            if (!pem.group(1).equals("CERTIFICATE")) {
+                continue;
+            }
+            try {
+                byte[] der = Base64.getMimeDecoder().decode(pem.group(2).replaceAll("\\s", ""));
+                X509Certificate cert = (X509Certificate)
+                        CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
+                add(cert.getSerialNumber().toString(16).toUpperCase(Locale.ROOT), cert.getPublicKey());
+            } catch (GeneralSecurityException | IllegalArgumentException e) {
+                throw new InvalidSettingsException(List.of(keySetting + ": certificate #" + n + " cannot be read"));
+            }
+        }
+        if (n == 0) {
+            throw new InvalidSettingsException(List.of(keySetting + ": no PEM certificate found"));
+        }
+    }
+
+    private PublicKey publicKey(String base64, String which) {
+        try {
+            byte[] der = Base64.getMimeDecoder().decode(base64.replaceAll("\\s", ""));
+            return KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(der));
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw new InvalidSettingsException(List.of(keySetting + ": " + which + " is not an RSA public key"));
+        }
+    }
+
+    private void add(String serial, PublicKey key) {
+        keys.computeIfAbsent(serial, k -> new ArrayList<>()).add(key);
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+
+    @Override
+    public String toString() {
+        return "RsaSignatureScheme[signature=" + (signatureHeader != null ? signatureHeader : signatureField)
+                + ", keys=" + keys.values().stream().mapToInt(List::size).sum() + "]";
+    }
+}

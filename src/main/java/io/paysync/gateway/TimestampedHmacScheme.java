@@ -1,0 +1,332 @@
+package io.paysync.gateway;
+
+import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.Json;
+import io.paysync.http.RequestChecks;
+import io.paysync.http.StrictUtf8;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.apache.camel.CamelContext;
+import org.apache.camel.CamelContextAware;
+import org.apache.camel.Exchange;
+
+/**
+ * A gateway's HMAC over the exact body, usually with a timestamp, in whichever header shape it uses; all of it bean
+ * properties, so an adapter route declares one in its {@code beans:}:
+ *
+ * <ul>
+ *   <li>Stripe: {@code signatureHeader: Stripe-Signature}, {@code partSeparator: ","}, {@code timestampPrefix: "t="},
+ *       {@code signaturePrefix: "v1="}, {@code signedString: "{timestamp}.{body}"}, {@code encoding: hex}.
+ *   <li>Standard Webhooks: {@code signatureHeader: webhook-signature}, {@code partSeparator: " "},
+ *       {@code signaturePrefix: "v1,"}, {@code timestampHeader: webhook-timestamp}, {@code idHeader: webhook-id},
+ *       {@code signedString: "{id}.{timestamp}.{body}"}, {@code encoding: base64}, {@code keyEncoding: whsec}.
+ *   <li>A bare HMAC of the body (Checkout.com's {@code Cko-Signature}): {@code signedString: "{body}"}, no timestamp.
+ * </ul>
+ *
+ * A signed string with {@code {timestamp}} needs a timestamp in unix seconds within {@code toleranceSeconds} either
+ * way. Every configured key is tried against every signature given, so a key is rolled without downtime. On success
+ * the exchange carries the verified property the canonical mapping requires and the body is the exact bytes received,
+ * as text. Any failure answers {@code 401 invalid-signature} and names no key or signature.
+ */
+public class TimestampedHmacScheme implements CamelContextAware {
+
+    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(body|id|timestamp|header:[A-Za-z0-9_-]+)}");
+
+    private String signatureHeader;
+    private String partSeparator = ",";
+    private String signaturePrefix = "";
+    private String timestampPrefix;
+    private String timestampHeader;
+    private String idHeader;
+    private String signedString = "{timestamp}.{body}";
+    private String encoding = "hex";
+    private String keyEncoding = "text";
+    private String algorithm = "HmacSHA256";
+    private long toleranceSeconds = 300;
+    private boolean requireJson = true;
+    private boolean enabled = true;
+    private String keySetting = "the adapter's webhook secret";
+    private String configuredKeys;
+    private List<byte[]> keys = List.of();
+    private Clock clock;
+    private CamelContext camelContext;
+
+    /** Reads the keys and refuses to start when the adapter is enabled without one (the bean's initMethod). */
+    public void checkSettings() {
+        keys = parseKeys(configuredKeys);
+        if (!enabled) {
+            return;
+        }
+        if (keys.isEmpty()) {
+            throw Schemes.notSet(keySetting);
+        }
+        if (signatureHeader == null) {
+            throw new InvalidSettingsException(List.of("An HMAC scheme needs signatureHeader"));
+        }
+        if (signedString.contains("{timestamp}") && timestampHeader == null && timestampPrefix == null) {
+            throw new InvalidSettingsException(
+                    List.of("signedString has {timestamp}: set timestampHeader or timestampPrefix"));
+        }
+        if (signedString.contains("{id}") && idHeader == null) {
+            throw new InvalidSettingsException(List.of("signedString has {id}: set idHeader"));
+        }
+    }
+
+    /** Checks size, media type and signature of the request; then the body is the exact bytes received, as text. */
+    public void verify(Exchange exchange) {
+        byte[] raw = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
+        if (requireJson) {
+            RequestChecks.requireJson(exchange);
+        }
+        if (!enabled || keys.isEmpty()) {
+            throw Schemes.invalid("This gateway adapter has no webhook secret");
+        }
+        String value = exchange.getMessage().getHeader(signatureHeader, String.class);
+        if (value == null || value.isBlank()) {
+            throw Schemes.invalid("The " + signatureHeader + " header is required");
+        }
+        String timestamp =
+                timestampHeader == null ? null : exchange.getMessage().getHeader(timestampHeader, String.class);
+        List<byte[]> candidates = new ArrayList<>();
+        String[] parts = partSeparator.isEmpty() ? new String[] {value} : value.split(Pattern.quote(partSeparator));
+        for (String p : parts) {
+            String part = p.trim();
+            if (timestampPrefix != null && part.startsWith(timestampPrefix)) {
+                if (timestamp != null) {
+                    throw Schemes.invalid("The " + signatureHeader + " header has more than one timestamp");
+                }
+                timestamp = part.substring(timestampPrefix.length());
+            } else if (part.startsWith(signaturePrefix)) {
+                byte[] candidate = decode(part.substring(signaturePrefix.length()));
+                if (candidate != null) {
+                    candidates.add(candidate);
+                }
+            }
+        }
+        if (candidates.isEmpty()) {
+            throw Schemes.invalid("The " + signatureHeader + " header has no signature");
+        }
+        if (signedString.contains("{timestamp}")) {
+            Schemes.checkTimestamp(
+                    timestamp, timestampHeader != null ? timestampHeader : signatureHeader, toleranceSeconds, clock());
+        }
+        String body = StrictUtf8.decode(raw);
+        if (body == null) {
+            throw Schemes.invalid("The body is not UTF-8");
+        }
+        byte[] signed = signedString(exchange, body, timestamp == null ? "" : timestamp.trim())
+                .getBytes(StandardCharsets.UTF_8);
+        for (byte[] key : keys) {
+            byte[] expected = mac(key, signed);
+            for (byte[] candidate : candidates) {
+                if (MessageDigest.isEqual(expected, candidate)) {
+                    if (requireJson) {
+                        Json.readObject(raw);
+                    }
+                    exchange.getMessage().setBody(body);
+                    exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+                    return;
+                }
+            }
+        }
+        throw Schemes.invalid("No valid signature");
+    }
+
+    private String signedString(Exchange exchange, String body, String timestamp) {
+        Matcher m = PLACEHOLDER.matcher(signedString);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String name = m.group(1);
+            String value;
+            if (name.equals("body")) {
+                value = body;
+            } else if (name.equals("timestamp")) {
+                value = timestamp;
+            } else {
+                String header = name.equals("id") ? idHeader : name.substring("header:".length());
+                value = exchange.getMessage().getHeader(header, String.class);
+                if (value == null || value.isBlank()) {
+                    throw Schemes.invalid("The " + header + " header is required");
+                }
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(value));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+
+    private byte[] decode(String signature) {
+        try {
+            return encoding.equals("hex")
+                    ? HexFormat.of().parseHex(signature.toLowerCase(Locale.ROOT))
+                    : Base64.getDecoder().decode(signature);
+        } catch (IllegalArgumentException e) {
+            return null; // not a signature in this encoding: another scheme's, ignored like an unknown label
+        }
+    }
+
+    private byte[] mac(byte[] key, byte[] signed) {
+        try {
+            Mac mac = Mac.getInstance(algorithm);
+            mac.init(new SecretKeySpec(key, algorithm));
+            return mac.doFinal(signed);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(algorithm + " is unavailable", e);
+        }
+    }
+
+    private List<byte[]> parseKeys(String configured) {
+        List<byte[]> parsed = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        List<String> entries = Schemes.entries(configured);
+        for (int i = 0; i < entries.size(); i++) {
+            String entry = entries.get(i);
+            try {
+                byte[] key = switch (keyEncoding) {
+                    case "whsec" -> {
+                        if (!entry.startsWith("whsec_")) {
+                            throw new IllegalArgumentException("no prefix");
+                        }
+                        yield Base64.getDecoder().decode(entry.substring("whsec_".length()));
+                    }
+                    case "hex" -> HexFormat.of().parseHex(entry.toLowerCase(Locale.ROOT));
+                    case "base64" -> Base64.getDecoder().decode(entry);
+                    default -> entry.getBytes(StandardCharsets.UTF_8);
+                };
+                if (key.length == 0) {
+                    throw new IllegalArgumentException("empty");
+                }
+                parsed.add(key);
+            } catch (IllegalArgumentException e) {
+                problems.add(keySetting + ": secret #" + (i + 1) + " is not " + keyEncoding);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSettingsException(problems);
+        }
+        return List.copyOf(parsed);
+    }
+
+    private Clock clock() {
+        if (clock == null) {
+            clock = Schemes.clock(camelContext);
+        }
+        return clock;
+    }
+
+    /** The secrets, separated by spaces or commas, in {@code keyEncoding}; each is tried. */
+    public void setKeys(String keys) {
+        this.configuredKeys = keys;
+    }
+
+    /** How the secrets are written: {@code text} (their UTF-8 bytes, Stripe), {@code whsec}, {@code hex}, {@code base64}. */
+    public void setKeyEncoding(String keyEncoding) {
+        if (!List.of("text", "whsec", "hex", "base64").contains(keyEncoding)) {
+            throw new InvalidSettingsException(List.of("keyEncoding must be text, whsec, hex or base64"));
+        }
+        this.keyEncoding = keyEncoding;
+    }
+
+    /** How the signatures are written: {@code hex} or {@code base64}. */
+    public void setEncoding(String encoding) {
+        if (!List.of("hex", "base64").contains(encoding)) {
+            throw new InvalidSettingsException(List.of("encoding must be hex or base64"));
+        }
+        this.encoding = encoding;
+    }
+
+    /** The request header with the signatures. */
+    public void setSignatureHeader(String signatureHeader) {
+        this.signatureHeader = blankToNull(signatureHeader);
+    }
+
+    /** What separates the parts of the signature header; empty when the header is one signature. */
+    public void setPartSeparator(String partSeparator) {
+        this.partSeparator = partSeparator == null ? "" : partSeparator;
+    }
+
+    /** The label before each signature to check ({@code v1=}, {@code v1,}); parts with other labels are ignored. */
+    public void setSignaturePrefix(String signaturePrefix) {
+        this.signaturePrefix = signaturePrefix == null ? "" : signaturePrefix;
+    }
+
+    /** The label of the timestamp within the signature header ({@code t=} for Stripe). */
+    public void setTimestampPrefix(String timestampPrefix) {
+        this.timestampPrefix = blankToNull(timestampPrefix);
+    }
+
+    /** The header with the timestamp, when it has its own. */
+    public void setTimestampHeader(String timestampHeader) {
+        this.timestampHeader = blankToNull(timestampHeader);
+    }
+
+    /** The header with the message id, for {@code {id}}. */
+    public void setIdHeader(String idHeader) {
+        this.idHeader = blankToNull(idHeader);
+    }
+
+    /** The template of the signed string: {@code {body}}, {@code {timestamp}}, {@code {id}}, {@code {header:Name}}. */
+    public void setSignedString(String signedString) {
+        this.signedString = signedString == null ? "{body}" : signedString;
+    }
+
+    /** The JCA MAC algorithm ({@code HmacSHA256}). */
+    public void setAlgorithm(String algorithm) {
+        try {
+            Mac.getInstance(algorithm);
+        } catch (GeneralSecurityException e) {
+            throw new InvalidSettingsException(List.of("The MAC algorithm " + algorithm + " is not available"));
+        }
+        this.algorithm = algorithm;
+    }
+
+    /** How far the timestamp may be from our clock, either way, in seconds. */
+    public void setToleranceSeconds(long toleranceSeconds) {
+        this.toleranceSeconds = toleranceSeconds;
+    }
+
+    /** Whether the body must be one JSON object ({@code 415} for another media type, {@code 400} for bad JSON). */
+    public void setRequireJson(boolean requireJson) {
+        this.requireJson = requireJson;
+    }
+
+    /** Whether the adapter is on: only then is a missing secret a reason to refuse to start. */
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    /** The setting the secrets come from, for messages (their values are never shown). */
+    public void setKeySetting(String keySetting) {
+        this.keySetting = keySetting;
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    @Override
+    public void setCamelContext(CamelContext camelContext) {
+        this.camelContext = camelContext;
+    }
+
+    @Override
+    public CamelContext getCamelContext() {
+        return camelContext;
+    }
+
+    @Override
+    public String toString() {
+        return "TimestampedHmacScheme[header=" + signatureHeader + ", keys=" + keys.size() + " (masked)]";
+    }
+}
