@@ -14,7 +14,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.Exchange;
 
 /**
@@ -91,7 +90,7 @@ public class FieldHmacScheme {
             }
             byte[] given = decodeSignature(signature.asText().trim());
             byte[] signed = signedString(item).getBytes(StandardCharsets.UTF_8);
-            if (keys.stream().noneMatch(key -> MessageDigest.isEqual(mac(key, signed), given))) {
+            if (keys.stream().noneMatch(key -> MessageDigest.isEqual(Schemes.mac(algorithm, key, signed), given))) {
                 throw Schemes.invalid("No valid signature");
             }
         }
@@ -120,16 +119,6 @@ public class FieldHmacScheme {
                     : Base64.getDecoder().decode(value);
         } catch (IllegalArgumentException e) {
             throw Schemes.invalid("A signature is not " + signatureEncoding);
-        }
-    }
-
-    private byte[] mac(byte[] key, byte[] signed) {
-        try {
-            Mac mac = Mac.getInstance(algorithm);
-            mac.init(new SecretKeySpec(key, algorithm));
-            return mac.doFinal(signed);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(algorithm + " is unavailable", e);
         }
     }
 

@@ -8,10 +8,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.CamelContext;
 
 /** What the kit's schemes share: their answer to a refused request, settings parsing, and the clock. */
@@ -23,6 +26,17 @@ final class Schemes {
     static final Pattern UNIX_SECONDS = Pattern.compile("[0-9]{1,12}");
 
     private Schemes() {}
+
+    /** The HMAC of {@code signed} under {@code key}; the algorithm was checked when it was set. */
+    static byte[] mac(String algorithm, byte[] key, byte[] signed) {
+        try {
+            Mac mac = Mac.getInstance(algorithm);
+            mac.init(new SecretKeySpec(key, algorithm));
+            return mac.doFinal(signed);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(algorithm + " is unavailable", e);
+        }
+    }
 
     /**
      * The callback's answer to a request that is not the gateway's: {@code 401 invalid-signature}, the same as the

@@ -16,7 +16,6 @@ import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.CamelContext;
 import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
@@ -128,7 +127,7 @@ public class TimestampedHmacScheme implements CamelContextAware {
         byte[] signed = signedString(exchange, body, timestamp == null ? "" : timestamp.trim())
                 .getBytes(StandardCharsets.UTF_8);
         for (byte[] key : keys) {
-            byte[] expected = mac(key, signed);
+            byte[] expected = Schemes.mac(algorithm, key, signed);
             for (byte[] candidate : candidates) {
                 if (MessageDigest.isEqual(expected, candidate)) {
                     if (requireJson) {
@@ -173,16 +172,6 @@ public class TimestampedHmacScheme implements CamelContextAware {
                     : Base64.getDecoder().decode(signature);
         } catch (IllegalArgumentException e) {
             return null; // not a signature in this encoding: another scheme's, ignored like an unknown label
-        }
-    }
-
-    private byte[] mac(byte[] key, byte[] signed) {
-        try {
-            Mac mac = Mac.getInstance(algorithm);
-            mac.init(new SecretKeySpec(key, algorithm));
-            return mac.doFinal(signed);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(algorithm + " is unavailable", e);
         }
     }
 
