@@ -3,7 +3,6 @@ package io.paysync.gateway;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import io.paysync.http.ApiException;
-import io.paysync.payment.TimestampedHmacVerifier;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -18,10 +17,13 @@ import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.CamelContext;
 
 /** What the kit's schemes share: their answer to a refused request, settings parsing, and the clock. */
-final class Schemes {
+public final class Schemes {
 
-    /** The exchange property the canonical mapping requires: the one the Stripe verifier sets. */
-    static final String VERIFIED = TimestampedHmacVerifier.VERIFIED;
+    /**
+     * The exchange property a scheme sets once the request is authentic; the canonical mapping refuses an exchange
+     * without it, so a route that skips the check cannot change an order.
+     */
+    public static final String VERIFIED = "paysyncSignatureVerified";
 
     static final Pattern UNIX_SECONDS = Pattern.compile("[0-9]{1,12}");
 
@@ -90,10 +92,19 @@ final class Schemes {
     }
 
     static void checkTimestamp(String timestamp, String header, long toleranceSeconds, Clock clock) {
+        checkWindow(unixSeconds(timestamp, "The " + header + " header must be unix seconds"), toleranceSeconds, clock);
+    }
+
+    /** The timestamp's unix seconds, or {@code 401} with {@code message} when it is absent or not of that form. */
+    static long unixSeconds(String timestamp, String message) {
         if (timestamp == null || !UNIX_SECONDS.matcher(timestamp.trim()).matches()) {
-            throw invalid("The " + header + " header must be unix seconds");
+            throw invalid(message);
         }
-        long sent = Long.parseLong(timestamp.trim());
+        return Long.parseLong(timestamp.trim());
+    }
+
+    /** {@code 401} when the signed time is more than {@code toleranceSeconds} from our clock, either way. */
+    static void checkWindow(long sent, long toleranceSeconds, Clock clock) {
         if (Math.abs(clock.instant().getEpochSecond() - sent) > toleranceSeconds) {
             throw invalid("The signature's timestamp is outside the allowed window");
         }

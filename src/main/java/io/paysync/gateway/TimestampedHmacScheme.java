@@ -1,9 +1,11 @@
 package io.paysync.gateway;
 
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.http.StrictUtf8;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
@@ -113,28 +115,27 @@ public class TimestampedHmacScheme implements CamelContextAware {
                 }
             }
         }
+        boolean timed = signedString.contains("{timestamp}");
+        long sent = 0;
+        if (timed) {
+            sent = Schemes.unixSeconds(
+                    timestamp,
+                    timestampHeader != null
+                            ? "The " + timestampHeader + " header must be unix seconds"
+                            : "The " + signatureHeader + " header has no timestamp in unix seconds");
+        }
         if (candidates.isEmpty()) {
-            throw Schemes.invalid("The " + signatureHeader + " header has no signature");
+            throw Schemes.invalid("The " + signatureHeader + " header has no " + signatureLabel() + "signature");
         }
-        if (signedString.contains("{timestamp}")) {
-            Schemes.checkTimestamp(
-                    timestamp, timestampHeader != null ? timestampHeader : signatureHeader, toleranceSeconds, clock());
+        if (timed) {
+            Schemes.checkWindow(sent, toleranceSeconds, clock());
         }
-        String body = StrictUtf8.decode(raw);
-        if (body == null) {
-            throw Schemes.invalid("The body is not UTF-8");
-        }
-        byte[] signed = signedString(exchange, body, timestamp == null ? "" : timestamp.trim())
-                .getBytes(StandardCharsets.UTF_8);
+        byte[] signed = signedBytes(exchange, raw, timestamp == null ? "" : timestamp.trim());
         for (byte[] key : keys) {
             byte[] expected = Schemes.mac(algorithm, key, signed);
             for (byte[] candidate : candidates) {
                 if (MessageDigest.isEqual(expected, candidate)) {
-                    if (requireJson) {
-                        Json.readObject(raw);
-                    }
-                    exchange.getMessage().setBody(body);
-                    exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+                    accept(exchange, raw);
                     return;
                 }
             }
@@ -142,15 +143,47 @@ public class TimestampedHmacScheme implements CamelContextAware {
         throw Schemes.invalid("No valid signature");
     }
 
-    private String signedString(Exchange exchange, String body, String timestamp) {
+    /**
+     * The mapping reads the body as text: exactly the bytes that were signed, and with {@code requireJson} one strict
+     * JSON object (no duplicate keys a mapping could read differently from us); otherwise {@code 400}, since the
+     * request is the gateway's and only its content is wrong.
+     */
+    private void accept(Exchange exchange, byte[] raw) {
+        String text = StrictUtf8.decode(raw);
+        if (text == null) {
+            throw ApiException.malformed(requireJson ? "The body is not UTF-8 JSON" : "The body is not UTF-8");
+        }
+        if (requireJson) {
+            Json.readObject(raw);
+        }
+        exchange.getMessage().setBody(text);
+        exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+    }
+
+    /** The signature's label as the gateway writes it ({@code v1} of {@code v1=}), for messages. */
+    private String signatureLabel() {
+        String label = signaturePrefix.replaceAll("[^A-Za-z0-9_-]+$", "");
+        return label.isEmpty() ? "" : label + " ";
+    }
+
+    /**
+     * The signed string's bytes, the body among them as received: the MAC covers exactly what came, whatever its
+     * encoding, so a body that is not UTF-8 is refused as content only once it is known to be the gateway's.
+     */
+    private byte[] signedBytes(Exchange exchange, byte[] body, String timestamp) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
         Matcher m = PLACEHOLDER.matcher(signedString);
-        StringBuilder out = new StringBuilder();
+        int literal = 0;
         while (m.find()) {
+            out.writeBytes(signedString.substring(literal, m.start()).getBytes(StandardCharsets.UTF_8));
+            literal = m.end();
             String name = m.group(1);
-            String value;
             if (name.equals("body")) {
-                value = body;
-            } else if (name.equals("timestamp")) {
+                out.writeBytes(body);
+                continue;
+            }
+            String value;
+            if (name.equals("timestamp")) {
                 value = timestamp;
             } else {
                 String header = name.equals("id") ? idHeader : name.substring("header:".length());
@@ -159,13 +192,16 @@ public class TimestampedHmacScheme implements CamelContextAware {
                     throw Schemes.invalid("The " + header + " header is required");
                 }
             }
-            m.appendReplacement(out, Matcher.quoteReplacement(value));
+            out.writeBytes(value.getBytes(StandardCharsets.UTF_8));
         }
-        m.appendTail(out);
-        return out.toString();
+        out.writeBytes(signedString.substring(literal).getBytes(StandardCharsets.UTF_8));
+        return out.toByteArray();
     }
 
     private byte[] decode(String signature) {
+        if (signature.isEmpty()) {
+            return null; // a label without a signature
+        }
         try {
             return encoding.equals("hex")
                     ? HexFormat.of().parseHex(signature.toLowerCase(Locale.ROOT))

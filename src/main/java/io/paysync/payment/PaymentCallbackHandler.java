@@ -2,6 +2,7 @@ package io.paysync.payment;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.micrometer.core.instrument.Timer;
+import io.paysync.gateway.Schemes;
 import io.paysync.http.ApiException;
 import io.paysync.http.ApiReply;
 import io.paysync.http.Json;
@@ -137,13 +138,13 @@ public class PaymentCallbackHandler implements Processor {
 
     /**
      * {@code routes/adapters/}: an event in another gateway's shape, authenticated by the adapter route (a verifier
-     * bean such as {@link TimestampedHmacVerifier} marks the exchange) and mapped onto the canonical callback fields,
+     * bean of the gateway kit (io.paysync.gateway) marks the exchange) and mapped onto the canonical callback fields,
      * given as exchange properties {@code orderNumber}, {@code transactionId}, {@code amount}, {@code currency},
      * {@code status}, plus {@code gateway} and {@code eventId} for the history. The same rules and answers as
      * {@code POST /api/payments/callback}.
      */
     public ApiReply handleMapped(Exchange exchange) {
-        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(Schemes.VERIFIED, Boolean.class))) {
             // An adapter route without a signature check would let anyone mark orders paid: refuse loudly.
             throw new IllegalStateException("Route " + exchange.getFromRouteId()
                     + " maps a gateway event without verifying its signature first");
@@ -339,7 +340,7 @@ public class PaymentCallbackHandler implements Processor {
     }
 
     private static void requireVerified(Exchange exchange) {
-        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(Schemes.VERIFIED, Boolean.class))) {
             // An adapter route without a signature check would let anyone record refunds: refuse loudly.
             throw new IllegalStateException("Route " + exchange.getFromRouteId()
                     + " maps a gateway event without verifying its signature first");
@@ -357,7 +358,7 @@ public class PaymentCallbackHandler implements Processor {
 
     /** An authentic event that an adapter route does not map (another type): {@code 200 {"outcome": "ignored"}}. */
     public ApiReply ignoreEvent(Exchange exchange) {
-        if (!Boolean.TRUE.equals(exchange.getProperty(TimestampedHmacVerifier.VERIFIED, Boolean.class))) {
+        if (!Boolean.TRUE.equals(exchange.getProperty(Schemes.VERIFIED, Boolean.class))) {
             throw new IllegalStateException("Route " + exchange.getFromRouteId()
                     + " answers a gateway event without verifying its signature first");
         }

@@ -2,6 +2,7 @@ package io.paysync.payment;
 
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
+import io.paysync.gateway.Schemes;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
@@ -35,7 +36,7 @@ import org.apache.camel.Exchange;
 public class TimestampedHmacVerifier implements CamelContextAware {
 
     /** The exchange property a verifier sets once the request is authentic. */
-    public static final String VERIFIED = "paysyncSignatureVerified";
+    public static final String VERIFIED = Schemes.VERIFIED;
 
     private static final Pattern UNIX_SECONDS = Pattern.compile("[0-9]{1,12}");
     private static final Pattern HEX = Pattern.compile("[0-9a-fA-F]{2,128}");
