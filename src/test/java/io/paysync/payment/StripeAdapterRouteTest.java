@@ -3,17 +3,17 @@ package io.paysync.payment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.stripe.exception.SignatureVerificationException;
+import com.stripe.net.Webhook;
 import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestDatabase;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.HexFormat;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.Exchange;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.AfterAll;
@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The example gateway adapter {@code routes/adapters/stripe-adapter.camel.yaml}: Stripe-shaped events, signed here the
- * way Stripe documents it (HMAC-SHA256 of {@code "<t>.<payload>"} keyed with the endpoint secret, hex, in
- * {@code Stripe-Signature: t=...,v1=...}), go through the canonical callback's checks and transitions.
+ * The example gateway adapter {@code routes/adapters/stripe-adapter.camel.yaml}: events built from Stripe's published
+ * objects and signed by Stripe's own library ({@link StripeFixtures}) go through the canonical callback's checks and
+ * transitions, and the adapter accepts exactly the {@code Stripe-Signature} headers Stripe's library accepts.
  */
 @ExtendWith(LogHygiene.class)
 class StripeAdapterRouteTest {
@@ -58,37 +58,11 @@ class StripeAdapterRouteTest {
 
     static String event(
             String eventId, String type, String orderNumber, String intentId, long amount, String currency) {
-        return """
-                {
-                  "id": "%s",
-                  "object": "event",
-                  "api_version": "2024-06-20",
-                  "created": %d,
-                  "type": "%s",
-                  "livemode": false,
-                  "data": {
-                    "object": {
-                      "id": "%s",
-                      "object": "payment_intent",
-                      "amount": %d,
-                      "amount_received": %d,
-                      "currency": "%s",
-                      "status": "succeeded",
-                      "metadata": {"order_number": "%s"}
-                    }
-                  }
-                }
-                """.formatted(
-                        eventId, Instant.now().getEpochSecond(), type, intentId, amount, amount, currency, orderNumber);
+        return StripeFixtures.intentEvent(eventId, type, intentId, orderNumber, amount, currency);
     }
 
-    /** As Stripe documents it: v1 = hex(HMAC-SHA256(secret, timestamp + "." + payload)). */
-    static String stripeSignature(String secret, long timestamp, String payload) throws Exception {
-        Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        String v1 = HexFormat.of().formatHex(mac.doFinal((timestamp + "." + payload).getBytes(StandardCharsets.UTF_8)));
-        LogHygiene.SECRETS.add(v1);
-        return "t=" + timestamp + ",v1=" + v1;
+    static String stripeSignature(String secret, long timestamp, String payload) {
+        return StripeFixtures.signature(secret, timestamp, payload);
     }
 
     static Response send(String payload, String signatureHeader) throws Exception {
@@ -160,7 +134,9 @@ class StripeAdapterRouteTest {
 
         Map<String, String> attempts = new LinkedHashMap<>();
         attempts.put("other secret", stripeSignature(OTHER_SECRET, now, payload));
-        attempts.put("tampered body", stripeSignature(STRIPE_SECRET, now, payload.replace("1000", "1")));
+        attempts.put(
+                "tampered body",
+                stripeSignature(STRIPE_SECRET, now, payload.replace("\"amount\":1000", "\"amount\":1")));
         attempts.put("stale timestamp", stripeSignature(STRIPE_SECRET, now - 310, payload));
         attempts.put("future timestamp", stripeSignature(STRIPE_SECRET, now + 310, payload));
         attempts.put("no v1", "t=" + now + ",v0=" + "ab".repeat(32));
@@ -189,6 +165,59 @@ class StripeAdapterRouteTest {
         Response r = send(payload, other + "," + ours.substring(ours.indexOf(",") + 1));
 
         assertThat(r.outcome()).as(r.toString()).isEqualTo("paid");
+    }
+
+    @Test
+    void should_accept_exactly_the_signatures_stripes_own_library_accepts() throws Exception {
+        long now = Instant.now().getEpochSecond();
+        record Case(String name, boolean valid, String sent, String header) {}
+        List<Case> cases = new ArrayList<>();
+        for (String name : List.of("good", "tampered body", "wrong secret", "stale", "v0 only", "two v1, one right")) {
+            String order = "S-AGREE-" + cases.size();
+            app.createOrder(order, "10.00", "EUR");
+            String payload =
+                    event("evt_agree_" + cases.size(), "payment_intent.succeeded", order, "pi_" + order, 1000, "eur");
+            cases.add(
+                    switch (name) {
+                        case "good" -> new Case(name, true, payload, stripeSignature(STRIPE_SECRET, now, payload));
+                        case "tampered body" ->
+                            new Case(
+                                    name,
+                                    false,
+                                    payload.replace("\"amount\":1000", "\"amount\":100"),
+                                    stripeSignature(STRIPE_SECRET, now, payload));
+                        case "wrong secret" ->
+                            new Case(name, false, payload, stripeSignature(OTHER_SECRET, now, payload));
+                        case "stale" ->
+                            new Case(name, false, payload, stripeSignature(STRIPE_SECRET, now - 310, payload));
+                        case "v0 only" ->
+                            new Case(
+                                    name,
+                                    false,
+                                    payload,
+                                    "t=" + now + ",v0=" + StripeFixtures.v1(STRIPE_SECRET, now, payload));
+                        default ->
+                            new Case(
+                                    name,
+                                    true,
+                                    payload,
+                                    "t=" + now + ",v1=" + StripeFixtures.v1(OTHER_SECRET, now, payload) + ",v1="
+                                            + StripeFixtures.v1(STRIPE_SECRET, now, payload));
+                    });
+        }
+
+        for (Case c : cases) {
+            boolean stripeAccepts;
+            try {
+                stripeAccepts = Webhook.Signature.verifyHeader(c.sent(), c.header(), STRIPE_SECRET, 300);
+            } catch (SignatureVerificationException e) {
+                stripeAccepts = false;
+            }
+            Response r = send(c.sent(), c.header());
+
+            assertThat(stripeAccepts).as(c.name() + ": Stripe's library").isEqualTo(c.valid());
+            assertThat(r.status()).as(c.name() + ": " + r).isEqualTo(stripeAccepts ? 200 : 401);
+        }
     }
 
     @Test
@@ -252,8 +281,7 @@ class StripeAdapterRouteTest {
     void should_answer_like_the_callback_for_unknown_orders_and_events_without_an_order_number() throws Exception {
         var before = app.snapshot();
         Response unknown = sendSigned(event("evt_s10", "payment_intent.succeeded", "S-NONE", "pi_s10", 100, "eur"));
-        Response noOrder = sendSigned(event("evt_s11", "payment_intent.succeeded", "", "pi_s11", 100, "eur")
-                .replace("\"metadata\": {\"order_number\": \"\"}", "\"metadata\": {}"));
+        Response noOrder = sendSigned(event("evt_s11", "payment_intent.succeeded", null, "pi_s11", 100, "eur"));
         Response notJson =
                 send("{\"id\":", stripeSignature(STRIPE_SECRET, Instant.now().getEpochSecond(), "{\"id\":"));
 
