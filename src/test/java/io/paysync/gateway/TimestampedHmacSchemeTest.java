@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.http.ApiException;
+import io.paysync.payment.StripeFixtures;
 import io.paysync.support.TestClock;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -21,15 +22,17 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The timestamped HMAC in Stripe's header shape ({@code t=<ts>,v1=<hex>} over {@code <ts>.<body>}), Standard
- * Webhooks' ({@code v1,<base64>} over {@code <id>.<ts>.<body>} keyed with the {@code whsec_} secret's bytes) and a
- * bare HMAC of the body, each signed here as the gateway documents it.
+ * The timestamped HMAC in Stripe's header shape ({@code t=<ts>,v1=<hex>} over {@code <ts>.<body>}, a Stripe event
+ * signed by Stripe's library), Standard Webhooks' ({@code v1,<base64>} over {@code <id>.<ts>.<body>} keyed with the
+ * {@code whsec_} secret's bytes, signed by its library) and a bare HMAC of the body, signed as the gateway documents
+ * it.
  */
 class TimestampedHmacSchemeTest {
 
     static final Instant NOW = Instant.parse("2026-12-07T12:00:00Z");
     static final long TS = NOW.getEpochSecond();
-    static final String BODY = "{\"id\":\"evt_1\",\"type\":\"payment_intent.succeeded\"}";
+    static final String BODY =
+            StripeFixtures.intentEvent("evt_1", "payment_intent.succeeded", "pi_1", "K-1", 1999, "eur");
     static final String STRIPE_SECRET = "whsec_stripeKitSecret0123456789abcdef";
     static final String STRIPE_OLD = "whsec_stripeKitOldSecret9876543210zyxw";
     static final String SW_SECRET = "whsec_"
@@ -54,9 +57,8 @@ class TimestampedHmacSchemeTest {
         return mac.doFinal(text.getBytes(StandardCharsets.UTF_8));
     }
 
-    static String stripeHeader(String secret, long ts, String body) throws Exception {
-        return "t=" + ts + ",v1="
-                + HexFormat.of().formatHex(hmac(secret.getBytes(StandardCharsets.UTF_8), ts + "." + body));
+    static String stripeHeader(String secret, long ts, String body) {
+        return StripeFixtures.signature(secret, ts, body);
     }
 
     static TimestampedHmacScheme stripe(String secrets) {
@@ -119,6 +121,42 @@ class TimestampedHmacSchemeTest {
         stripe(STRIPE_SECRET + "," + STRIPE_OLD)
                 .verify(request(BODY, "Stripe-Signature", stripeHeader(STRIPE_OLD, TS, BODY)));
         assertRefused(stripe(STRIPE_SECRET), request(BODY, "Stripe-Signature", stripeHeader(STRIPE_OLD, TS, BODY)));
+    }
+
+    @Test
+    void should_answer_400_not_401_for_a_correctly_signed_body_that_is_not_utf8_json() throws Exception {
+        byte[] latin1 = "{\"name\":\"Jos\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] signed = ("" + TS + ".").getBytes(StandardCharsets.US_ASCII);
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(STRIPE_SECRET.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        mac.update(signed);
+        String v1 = HexFormat.of().formatHex(mac.doFinal(latin1));
+        Exchange exchange = request("", "Stripe-Signature", "t=" + TS + ",v1=" + v1);
+        exchange.getMessage().setBody(latin1);
+
+        assertThatThrownBy(() -> stripe(STRIPE_SECRET).verify(exchange))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.code()).isEqualTo("malformed-request");
+                });
+        assertThat(exchange.getProperty(Schemes.VERIFIED)).isNull();
+    }
+
+    @Test
+    void should_name_what_the_stripe_header_lacks_and_refuse_a_non_json_content_type() throws Exception {
+        TimestampedHmacScheme scheme = stripe(STRIPE_SECRET);
+        String signature = stripeHeader(STRIPE_SECRET, TS, BODY);
+
+        assertThatThrownBy(
+                        () -> scheme.verify(request(BODY, "Stripe-Signature", signature.replaceFirst("t=[0-9]+,", ""))))
+                .hasMessage("The Stripe-Signature header has no timestamp in unix seconds");
+        assertThatThrownBy(() -> scheme.verify(request(BODY, "Stripe-Signature", "t=" + TS + ",v0=abcd")))
+                .hasMessage("The Stripe-Signature header has no v1 signature");
+        Exchange text = request(BODY, "Stripe-Signature", signature);
+        text.getMessage().setHeader(Exchange.CONTENT_TYPE, "text/plain");
+        assertThatThrownBy(() -> scheme.verify(text))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.status()).isEqualTo(415));
     }
 
     static TimestampedHmacScheme standardWebhooks(String secrets) {

@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.paysync.http.HttpResponder;
 import io.paysync.support.LogHygiene;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
-import java.util.HexFormat;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.BindToRegistry;
 import org.apache.camel.EndpointInject;
 import org.apache.camel.Exchange;
@@ -23,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The mapping of routes/adapters/stripe-adapter.camel.yaml alone, with Camel's test kit: a Stripe event, signed as
- * Stripe signs, comes out as the canonical callback fields the payment rules apply (whose effect on orders
+ * The mapping of routes/adapters/stripe-adapter.camel.yaml alone, with Camel's test kit: a Stripe event built from
+ * Stripe's published objects and signed by Stripe's library ({@link StripeFixtures}) comes out as the canonical callback fields the payment rules apply (whose effect on orders
  * {@link StripeAdapterRouteTest} checks through the whole runtime). The HTTP door is a direct endpoint, and the two
  * steps that hand over to the payment rules are mocks that keep what they were given.
  */
@@ -84,22 +80,15 @@ class StripeAdapterMappingRouteTest {
     }
 
     static String event(String type, String orderNumber, String intentId, long amount, String currency) {
-        return """
-                {"id": "evt_%s", "object": "event", "type": "%s", "created": %d,
-                 "data": {"object": {"id": "%s", "object": "payment_intent", "amount": %d, "currency": "%s",
-                  "status": "succeeded", "metadata": {"order_number": "%s"}}}}
-                """.formatted(intentId, type, Instant.now().getEpochSecond(), intentId, amount, currency, orderNumber);
+        return StripeFixtures.intentEvent("evt_" + intentId, type, intentId, orderNumber, amount, currency);
     }
 
-    Exchange send(String payload, String secret) throws Exception {
-        long t = Instant.now().getEpochSecond();
-        Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        String v1 = HexFormat.of().formatHex(mac.doFinal((t + "." + payload).getBytes(StandardCharsets.UTF_8)));
+    Exchange send(String payload, String secret) {
+        String signature = StripeFixtures.signature(secret, payload);
         return webhook.request(webhook.getDefaultEndpoint(), e -> {
             e.getMessage().setBody(payload.getBytes(StandardCharsets.UTF_8));
             e.getMessage().setHeader("Content-Type", "application/json");
-            e.getMessage().setHeader("Stripe-Signature", "t=" + t + ",v1=" + v1);
+            e.getMessage().setHeader("Stripe-Signature", signature);
         });
     }
 
@@ -153,12 +142,8 @@ class StripeAdapterMappingRouteTest {
     }
 
     static String dispute(String type, String disputeId, String status, long amount, String currency) {
-        return """
-                {"id": "evt_%s_%s", "object": "event", "type": "%s", "created": %d,
-                 "data": {"object": {"id": "%s", "object": "dispute", "amount": %d, "currency": "%s",
-                  "charge": "ch_1", "payment_intent": "pi_disputed", "status": "%s", "metadata": {}}}}
-                """.formatted(
-                        disputeId, status, type, Instant.now().getEpochSecond(), disputeId, amount, currency, status);
+        return StripeFixtures.disputeEvent(
+                "evt_" + disputeId + "_" + status, type, disputeId, "pi_disputed", amount, currency, status);
     }
 
     static Map<String, Object> adjustmentFields(MockEndpoint mock) {
@@ -183,14 +168,14 @@ class StripeAdapterMappingRouteTest {
 
     @Test
     void should_map_charge_refunded_onto_the_charges_refunds_and_its_payment() throws Exception {
-        send("""
-                {"id": "evt_r1", "object": "event", "type": "charge.refunded", "created": 1,
-                 "data": {"object": {"id": "ch_1", "object": "charge", "amount": 1999, "currency": "eur",
-                  "payment_intent": "pi_1", "metadata": {"order_number": "S-5"},
-                  "refunds": {"object": "list", "data": [
-                   {"id": "re_2", "object": "refund", "amount": 300, "currency": "eur", "status": "pending"},
-                   {"id": "re_1", "object": "refund", "amount": 500, "currency": "eur", "status": "succeeded"}]}}}}
-                """, SECRET);
+        send(
+                StripeFixtures.chargeRefunded(
+                        "evt_r1",
+                        "pi_1",
+                        "S-5",
+                        StripeFixtures.refund("re_2", 300, "eur", "pending"),
+                        StripeFixtures.refund("re_1", 500, "eur", "succeeded")),
+                SECRET);
 
         assertThat(refunds.getReceivedExchanges()).hasSize(1);
         Exchange e = refunds.getReceivedExchanges().get(0);
@@ -203,11 +188,7 @@ class StripeAdapterMappingRouteTest {
 
     @Test
     void should_map_a_refund_event_onto_its_one_refund() throws Exception {
-        send("""
-                {"id": "evt_r2", "object": "event", "type": "refund.updated", "created": 1,
-                 "data": {"object": {"id": "re_9", "object": "refund", "amount": 100, "currency": "jpy",
-                  "payment_intent": "pi_9", "status": "succeeded", "metadata": {}}}}
-                """, SECRET);
+        send(StripeFixtures.refundEvent("evt_r2", "refund.updated", "re_9", "pi_9", 100, "jpy", "succeeded"), SECRET);
 
         Exchange e = refunds.getReceivedExchanges().get(0);
         assertThat(e.getProperty("orderNumber")).isNull();

@@ -15,12 +15,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -130,17 +126,7 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     }
 
     private static String disputeEvent(String eventId, String type, String disputeId, String intentId, String status) {
-        return StripeFixtures.event(
-                eventId,
-                type,
-                StripeFixtures.object(
-                        "dispute",
-                        Map.of(
-                                "id", disputeId,
-                                "payment_intent", intentId,
-                                "amount", 2500,
-                                "currency", "eur",
-                                "status", status)));
+        return StripeFixtures.disputeEvent(eventId, type, disputeId, intentId, 2500, "eur", status);
     }
 
     @Test
@@ -199,12 +185,12 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     @Test
     void should_record_each_refund_of_a_refunded_charge_once_and_a_replay_changes_nothing() throws Exception {
         paidOrder("R-1", "pi_r1", 1999, "eur");
-        String event = chargeRefunded(
+        String event = StripeFixtures.chargeRefunded(
                 "evt_r1",
                 "pi_r1",
                 "R-1",
-                refund("re_2", 300, "eur", "pending"),
-                refund("re_1", 500, "eur", "succeeded"));
+                StripeFixtures.refund("re_2", 300, "eur", "pending"),
+                StripeFixtures.refund("re_1", 500, "eur", "succeeded"));
 
         Response r = sendSigned(event);
 
@@ -255,16 +241,18 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     void should_find_the_order_through_the_payment_intent_and_finish_a_pending_refund() throws Exception {
         paidOrder("R-2", "pi_r2", 1000, "eur");
         // A refund object's metadata is its own: the order is the one its PaymentIntent paid.
-        assertThat(sendSigned(refundEvent("evt_r2a", "refund.created", "re_3", "pi_r2", 400, "eur", "pending"))
+        assertThat(sendSigned(StripeFixtures.refundEvent(
+                                "evt_r2a", "refund.created", "re_3", "pi_r2", 400, "eur", "pending"))
                         .outcome())
                 .isEqualTo("recorded");
 
-        Response done = sendSigned(refundEvent("evt_r2b", "refund.updated", "re_3", "pi_r2", 400, "eur", "succeeded"));
+        Response done = sendSigned(
+                StripeFixtures.refundEvent("evt_r2b", "refund.updated", "re_3", "pi_r2", 400, "eur", "succeeded"));
 
         assertThat(done.outcome()).as(done.toString()).isEqualTo("final");
         assertThat(adjustment("re_3")).containsEntry("order_number", "R-2").containsEntry("status", "Final");
-        Response failedLater =
-                sendSigned(refundEvent("evt_r2c", "refund.failed", "re_3", "pi_r2", 400, "eur", "failed"));
+        Response failedLater = sendSigned(
+                StripeFixtures.refundEvent("evt_r2c", "refund.failed", "re_3", "pi_r2", 400, "eur", "failed"));
         assertThat(failedLater.status()).isEqualTo(200);
         assertThat(failedLater.outcome()).isEqualTo("refused");
         assertThat(failedLater.error()).isEqualTo("adjustment-not-pending");
@@ -276,13 +264,14 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         paidOrder("D-1", "pi_d1", 2500, "eur");
         paidOrder("D-2", "pi_d2", 2500, "eur");
 
-        Response opened =
-                sendSigned(dispute("evt_d1", "charge.dispute.created", "dp_1", "pi_d1", 2500, "eur", "needs_response"));
+        Response opened = sendSigned(StripeFixtures.disputeEvent(
+                "evt_d1", "charge.dispute.created", "dp_1", "pi_d1", 2500, "eur", "needs_response"));
         assertThat(opened.outcome()).as(opened.toString()).isEqualTo("recorded");
         assertThat(adjustment("dp_1")).containsEntry("kind", "chargeback").containsEntry("order_number", "D-1");
         assertThat(adjusted("D-1")).isEqualByComparingTo("25.00");
 
-        Response won = sendSigned(dispute("evt_d2", "charge.dispute.closed", "dp_1", "pi_d1", 2500, "eur", "won"));
+        Response won = sendSigned(
+                StripeFixtures.disputeEvent("evt_d2", "charge.dispute.closed", "dp_1", "pi_d1", 2500, "eur", "won"));
         assertThat(won.outcome()).as(won.toString()).isEqualTo("recorded");
         assertThat(adjustment("dp_1:won"))
                 .containsEntry("kind", "chargeback-reversed")
@@ -290,11 +279,13 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         assertThat(adjusted("D-1")).isEqualByComparingTo("0.00");
 
         // A lost dispute adds nothing, and an inquiry withdraws no funds.
-        sendSigned(dispute("evt_d3", "charge.dispute.created", "dp_2", "pi_d2", 2500, "eur", "needs_response"));
+        sendSigned(StripeFixtures.disputeEvent(
+                "evt_d3", "charge.dispute.created", "dp_2", "pi_d2", 2500, "eur", "needs_response"));
         var before = app.snapshot();
-        Response lost = sendSigned(dispute("evt_d4", "charge.dispute.closed", "dp_2", "pi_d2", 2500, "eur", "lost"));
-        Response inquiry = sendSigned(
-                dispute("evt_d5", "charge.dispute.created", "dp_3", "pi_d2", 2500, "eur", "warning_needs_response"));
+        Response lost = sendSigned(
+                StripeFixtures.disputeEvent("evt_d4", "charge.dispute.closed", "dp_2", "pi_d2", 2500, "eur", "lost"));
+        Response inquiry = sendSigned(StripeFixtures.disputeEvent(
+                "evt_d5", "charge.dispute.created", "dp_3", "pi_d2", 2500, "eur", "warning_needs_response"));
         assertThat(List.of(lost, inquiry)).allSatisfy(r -> {
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.outcome()).isEqualTo("ignored");
@@ -307,8 +298,10 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     void should_read_a_jpy_refund_in_whole_yen() throws Exception {
         paidOrder("J-1", "pi_j1", 1000, "jpy");
 
-        Response r = sendSigned(chargeRefunded("evt_j1", "pi_j1", "J-1", refund("re_j1", 100, "jpy", "succeeded")));
-        Response over = sendSigned(chargeRefunded("evt_j2", "pi_j1", "J-1", refund("re_j2", 901, "jpy", "succeeded")));
+        Response r = sendSigned(StripeFixtures.chargeRefunded(
+                "evt_j1", "pi_j1", "J-1", StripeFixtures.refund("re_j1", 100, "jpy", "succeeded")));
+        Response over = sendSigned(StripeFixtures.chargeRefunded(
+                "evt_j2", "pi_j1", "J-1", StripeFixtures.refund("re_j2", 901, "jpy", "succeeded")));
 
         assertThat(r.outcome()).as(r.toString()).isEqualTo("recorded");
         assertThat(adjustment("re_j1").get("amount").toString()).startsWith("100");
@@ -323,12 +316,12 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         app.createOrder("U-1", "10.00", "EUR");
         var before = app.snapshot();
 
-        Response unpaid =
-                sendSigned(chargeRefunded("evt_u1", "pi_u1", "U-1", refund("re_u1", 100, "eur", "succeeded")));
-        Response nobody =
-                sendSigned(refundEvent("evt_u2", "refund.created", "re_u2", "pi_nobody", 100, "eur", "succeeded"));
-        Response disputeOfNobody = sendSigned(
-                dispute("evt_u3", "charge.dispute.created", "dp_u3", "pi_nobody", 100, "eur", "needs_response"));
+        Response unpaid = sendSigned(StripeFixtures.chargeRefunded(
+                "evt_u1", "pi_u1", "U-1", StripeFixtures.refund("re_u1", 100, "eur", "succeeded")));
+        Response nobody = sendSigned(
+                StripeFixtures.refundEvent("evt_u2", "refund.created", "re_u2", "pi_nobody", 100, "eur", "succeeded"));
+        Response disputeOfNobody = sendSigned(StripeFixtures.disputeEvent(
+                "evt_u3", "charge.dispute.created", "dp_u3", "pi_nobody", 100, "eur", "needs_response"));
 
         assertThat(unpaid.status()).as(unpaid.toString()).isEqualTo(409);
         assertThat(unpaid.error()).isEqualTo("adjustment-for-unpaid-order");
@@ -349,10 +342,14 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
     void should_refuse_a_refund_event_with_a_bad_signature_and_change_nothing() throws Exception {
         paidOrder("B-1", "pi_b1", 1000, "eur");
         var before = app.snapshot();
-        String payload = chargeRefunded("evt_b1", "pi_b1", "B-1", refund("re_b1", 100, "eur", "succeeded"));
+        String payload = StripeFixtures.chargeRefunded(
+                "evt_b1", "pi_b1", "B-1", StripeFixtures.refund("re_b1", 100, "eur", "succeeded"));
 
         Response r = app.postJson(
-                PATH, payload, "Stripe-Signature", signature("whsec_someOtherEndpointSecret9876543210zyxw", payload));
+                PATH,
+                payload,
+                "Stripe-Signature",
+                StripeFixtures.signature("whsec_someOtherEndpointSecret9876543210zyxw", payload));
 
         assertThat(r.status()).isEqualTo(401);
         assertThat(app.snapshot()).isEqualTo(before);
@@ -366,7 +363,8 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         paidOrder("X-1", "pi_x1", 4000, "eur");
         paidOrder("X-2", "pi_x2", 3000, "eur");
         // The webhook first for the refund; the report first for the dispute and its reversal.
-        assertThat(sendSigned(chargeRefunded("evt_x1", "pi_x1", "X-1", refund("re_x1", 1500, "eur", "succeeded")))
+        assertThat(sendSigned(StripeFixtures.chargeRefunded(
+                                "evt_x1", "pi_x1", "X-1", StripeFixtures.refund("re_x1", 1500, "eur", "succeeded")))
                         .outcome())
                 .isEqualTo("recorded");
 
@@ -380,11 +378,12 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
 
         assertThat(report.get("counts").get("already-recorded").asLong()).isEqualTo(1);
         assertThat(report.get("counts").get("recorded").asLong()).isEqualTo(2);
-        assertThat(sendSigned(dispute(
+        assertThat(sendSigned(StripeFixtures.disputeEvent(
                                 "evt_x2", "charge.dispute.created", "dp_x2", "pi_x2", 3000, "eur", "needs_response"))
                         .outcome())
                 .isEqualTo("already-recorded");
-        assertThat(sendSigned(dispute("evt_x3", "charge.dispute.closed", "dp_x2", "pi_x2", 3000, "eur", "won"))
+        assertThat(sendSigned(StripeFixtures.disputeEvent(
+                                "evt_x3", "charge.dispute.closed", "dp_x2", "pi_x2", 3000, "eur", "won"))
                         .outcome())
                 .isEqualTo("already-recorded");
         assertThat(app.count("SELECT COUNT(*) FROM adjustments")).isEqualTo(3);
@@ -439,73 +438,13 @@ public abstract class StripeAdjustmentSuite extends OneRuntimeSuite {
         assertThat(app.createOrder(orderNumber, amount, currency.toUpperCase(java.util.Locale.ROOT))
                         .status())
                 .isEqualTo(201);
-        String payload =
-                """
-                {"id": "evt_paid_%s", "object": "event", "type": "payment_intent.succeeded", "created": %d,
-                 "data": {"object": {"id": "%s", "object": "payment_intent", "amount": %d, "currency": "%s",
-                  "status": "succeeded", "metadata": {"order_number": "%s"}}}}
-                """.formatted(orderNumber, Instant.now().getEpochSecond(), intentId, minorUnits, currency, orderNumber);
+        String payload = StripeFixtures.intentSucceeded(
+                "evt_paid_" + orderNumber, intentId, orderNumber, minorUnits, minorUnits, currency);
         assertThat(sendSigned(payload).outcome()).isEqualTo("paid");
     }
 
-    static String refund(String id, long amount, String currency, String status) {
-        return """
-                {"id": "%s", "object": "refund", "amount": %d, "currency": "%s", "status": "%s", "metadata": {}}""".formatted(id, amount, currency, status);
-    }
-
-    static String chargeRefunded(String eventId, String intentId, String orderNumber, String... refunds) {
-        return """
-                {"id": "%s", "object": "event", "type": "charge.refunded", "created": %d,
-                 "data": {"object": {"id": "ch_%s", "object": "charge", "payment_intent": "%s",
-                  "metadata": {"order_number": "%s"}, "refunded": true,
-                  "refunds": {"object": "list", "has_more": false, "data": [%s]}}}}
-                """.formatted(
-                eventId, Instant.now().getEpochSecond(), intentId, intentId, orderNumber, String.join(",", refunds));
-    }
-
-    static String refundEvent(
-            String eventId,
-            String type,
-            String refundId,
-            String intentId,
-            long amount,
-            String currency,
-            String status) {
-        return """
-                {"id": "%s", "object": "event", "type": "%s", "created": %d,
-                 "data": {"object": {"id": "%s", "object": "refund", "amount": %d, "currency": "%s",
-                  "payment_intent": "%s", "status": "%s", "metadata": {}}}}
-                """.formatted(
-                        eventId, type, Instant.now().getEpochSecond(), refundId, amount, currency, intentId, status);
-    }
-
-    static String dispute(
-            String eventId,
-            String type,
-            String disputeId,
-            String intentId,
-            long amount,
-            String currency,
-            String status) {
-        return """
-                {"id": "%s", "object": "event", "type": "%s", "created": %d,
-                 "data": {"object": {"id": "%s", "object": "dispute", "amount": %d, "currency": "%s",
-                  "charge": "ch_%s", "payment_intent": "%s", "status": "%s", "metadata": {}}}}
-                """.formatted(
-                eventId, type, Instant.now().getEpochSecond(), disputeId, amount, currency, intentId, intentId, status);
-    }
-
-    static String signature(String secret, String payload) throws Exception {
-        long t = Instant.now().getEpochSecond();
-        Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        String v1 = HexFormat.of().formatHex(mac.doFinal((t + "." + payload).getBytes(StandardCharsets.UTF_8)));
-        LogHygiene.SECRETS.add(v1);
-        return "t=" + t + ",v1=" + v1;
-    }
-
     private Response sendSigned(String payload) throws Exception {
-        return app.postJson(PATH, payload, "Stripe-Signature", signature(STRIPE_SECRET, payload));
+        return app.postJson(PATH, payload, "Stripe-Signature", StripeFixtures.signature(STRIPE_SECRET, payload));
     }
 
     private BigDecimal adjusted(String orderNumber) throws Exception {
