@@ -27,7 +27,7 @@ import org.apache.camel.Exchange;
  * envelope stays in the {@link #ENVELOPE} exchange property. A resource no key opens, or one tampered with, answers
  * {@code 401 invalid-signature}, as a bad signature does; the message names no key.
  */
-public class AesGcmResourceDecryptor {
+public class AesGcmResourceDecryptor extends AdapterBean {
 
     /** The exchange property holding the body as received, once the body is the decrypted resource. */
     public static final String ENVELOPE = "paysyncGatewayEnvelope";
@@ -40,15 +40,17 @@ public class AesGcmResourceDecryptor {
     private String ciphertextField = "ciphertext";
     private String nonceField = "nonce";
     private String associatedDataField = "associated_data";
-    private boolean enabled = true;
-    private String keySetting = "the adapter's decryption keys";
+    private String configuredKeys;
     private List<SecretKeySpec> keys = List.of();
 
-    /** Refuses to start when the adapter is enabled without a key, naming the setting (the bean's initMethod). */
+    public AesGcmResourceDecryptor() {
+        super("the adapter's decryption keys");
+    }
+
+    /** Reads the keys and refuses to start when the adapter is enabled without one, naming the setting. */
     public void checkSettings() {
-        if (enabled && keys.isEmpty()) {
-            throw Schemes.notSet(keySetting);
-        }
+        keys = aesKeys(configuredKeys);
+        requireKeys(!keys.isEmpty());
     }
 
     /** Replaces the body, a JSON envelope, with its decrypted resource as text. */
@@ -133,9 +135,13 @@ public class AesGcmResourceDecryptor {
 
     /**
      * The 32-byte keys, separated by commas or spaces: each as its 32 characters (WeChat Pay's APIv3 key) or
-     * {@code base64:<44 characters>}. A key of another length is refused by position, never shown.
+     * {@code base64:<44 characters>}. Read at start: a key of another length is refused by position, never shown.
      */
     public void setKeys(String keys) {
+        this.configuredKeys = keys;
+    }
+
+    private List<SecretKeySpec> aesKeys(String keys) {
         List<SecretKeySpec> parsed = new ArrayList<>();
         List<String> problems = new ArrayList<>();
         List<String> entries = Schemes.entries(keys);
@@ -147,12 +153,12 @@ public class AesGcmResourceDecryptor {
                         ? Base64.getDecoder().decode(entry.substring("base64:".length()))
                         : entry.getBytes(StandardCharsets.UTF_8);
             } catch (IllegalArgumentException e) {
-                problems.add(keySetting + ": key #" + (i + 1) + " is not valid base64 after base64:");
+                problems.add(keySetting() + ": key #" + (i + 1) + " is not valid base64 after base64:");
                 continue;
             }
             if (raw.length != KEY_BYTES) {
-                problems.add(
-                        keySetting + ": key #" + (i + 1) + " is " + raw.length + " bytes; AES-256 needs " + KEY_BYTES);
+                problems.add(keySetting() + ": key #" + (i + 1) + " is " + raw.length + " bytes; AES-256 needs "
+                        + KEY_BYTES);
                 continue;
             }
             parsed.add(new SecretKeySpec(raw, "AES"));
@@ -160,7 +166,7 @@ public class AesGcmResourceDecryptor {
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);
         }
-        this.keys = List.copyOf(parsed);
+        return List.copyOf(parsed);
     }
 
     /** Where the resource is in the body, as a JSON pointer ({@code /resource}). */
@@ -181,16 +187,6 @@ public class AesGcmResourceDecryptor {
     /** The resource's field with the additional authenticated data. */
     public void setAssociatedDataField(String associatedDataField) {
         this.associatedDataField = associatedDataField;
-    }
-
-    /** Whether the adapter is on: only then is a missing key a reason to refuse to start. */
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
-    /** The setting the keys come from, for messages (their values are never shown). */
-    public void setKeySetting(String keySetting) {
-        this.keySetting = keySetting;
     }
 
     @Override

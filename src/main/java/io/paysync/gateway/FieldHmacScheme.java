@@ -6,14 +6,9 @@ import io.paysync.http.Json;
 import io.paysync.http.RequestChecks;
 import io.paysync.http.StrictUtf8;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
-import javax.crypto.Mac;
 import org.apache.camel.Exchange;
 
 /**
@@ -27,7 +22,7 @@ import org.apache.camel.Exchange;
  * On success the exchange carries the verified property the canonical mapping requires and the body is the exact bytes
  * received, as text. Any failure answers {@code 401 invalid-signature} and names no key or signature.
  */
-public class FieldHmacScheme {
+public class FieldHmacScheme extends AdapterBean {
 
     private String itemsPointer = "/notificationItems";
     private String itemPointer = "/NotificationRequestItem";
@@ -45,24 +40,24 @@ public class FieldHmacScheme {
     private String algorithm = "HmacSHA256";
     private String keyEncoding = "hex";
     private String signatureEncoding = "base64";
-    private boolean enabled = true;
-    private String keySetting = "the adapter's HMAC keys";
     private String configuredKeys;
     private List<byte[]> keys = List.of();
 
+    public FieldHmacScheme() {
+        super("the adapter's HMAC keys");
+    }
+
     /** Reads the keys and refuses to start when the adapter is enabled without one (the bean's initMethod). */
     public void checkSettings() {
-        keys = parseKeys(configuredKeys);
-        if (enabled && keys.isEmpty()) {
-            throw Schemes.notSet(keySetting);
-        }
+        keys = Schemes.hmacKeys(configuredKeys, keyEncoding, keySetting());
+        requireKeys(!keys.isEmpty());
     }
 
     /** Checks size, media type and every item's signature; then the body is the exact bytes received, as text. */
     public void verify(Exchange exchange) {
         byte[] raw = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
         RequestChecks.requireJson(exchange);
-        if (!enabled || keys.isEmpty()) {
+        if (!isEnabled() || keys.isEmpty()) {
             throw Schemes.invalid("This gateway adapter has no HMAC key");
         }
         String text = StrictUtf8.decode(raw);
@@ -88,14 +83,17 @@ public class FieldHmacScheme {
             if (!signature.isTextual() || signature.asText().isBlank()) {
                 throw Schemes.invalid("An item has no signature at " + signaturePointer);
             }
-            byte[] given = decodeSignature(signature.asText().trim());
+            byte[] given =
+                    Schemes.signatureBytes(signatureEncoding, signature.asText().trim());
+            if (given == null) {
+                throw Schemes.invalid("A signature is not " + signatureEncoding);
+            }
             byte[] signed = signedString(item).getBytes(StandardCharsets.UTF_8);
             if (keys.stream().noneMatch(key -> MessageDigest.isEqual(Schemes.mac(algorithm, key, signed), given))) {
                 throw Schemes.invalid("No valid signature");
             }
         }
-        exchange.getMessage().setBody(text);
-        exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+        verified(exchange, text);
     }
 
     /** The fields' values, escaped and joined, as the gateway signs them. */
@@ -112,65 +110,19 @@ public class FieldHmacScheme {
         return out.toString();
     }
 
-    private byte[] decodeSignature(String value) {
-        try {
-            return signatureEncoding.equals("hex")
-                    ? HexFormat.of().parseHex(value.toLowerCase(Locale.ROOT))
-                    : Base64.getDecoder().decode(value);
-        } catch (IllegalArgumentException e) {
-            throw Schemes.invalid("A signature is not " + signatureEncoding);
-        }
-    }
-
-    private List<byte[]> parseKeys(String configured) {
-        List<byte[]> parsed = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
-        List<String> entries = Schemes.entries(configured);
-        for (int i = 0; i < entries.size(); i++) {
-            String entry = entries.get(i);
-            try {
-                byte[] key = switch (keyEncoding) {
-                    case "hex" -> HexFormat.of().parseHex(entry.toLowerCase(Locale.ROOT));
-                    case "base64" -> Base64.getDecoder().decode(entry);
-                    default -> entry.getBytes(StandardCharsets.UTF_8);
-                };
-                if (key.length == 0) {
-                    throw new IllegalArgumentException("empty");
-                }
-                parsed.add(key);
-            } catch (IllegalArgumentException e) {
-                problems.add(keySetting + ": key #" + (i + 1) + " is not " + keyEncoding);
-            }
-        }
-        if (!problems.isEmpty()) {
-            throw new InvalidSettingsException(problems);
-        }
-        return List.copyOf(parsed);
-    }
-
-    /** The keys, separated by commas or spaces, in {@code keyEncoding}. */
+    /** The keys, separated by commas or spaces, in {@code keyEncoding}; read at start. */
     public void setKeys(String keys) {
         this.configuredKeys = keys;
-        this.keys = parseKeys(keys);
     }
 
     /** How the keys are written: {@code hex} (Adyen), {@code base64} or {@code text} (their UTF-8 bytes). */
     public void setKeyEncoding(String keyEncoding) {
-        if (!List.of("hex", "base64", "text").contains(keyEncoding)) {
-            throw new InvalidSettingsException(List.of("keyEncoding must be hex, base64 or text"));
-        }
-        this.keyEncoding = keyEncoding;
-        if (configuredKeys != null) {
-            this.keys = parseKeys(configuredKeys);
-        }
+        this.keyEncoding = Schemes.oneOf("keyEncoding", keyEncoding, List.of("hex", "base64", "text"));
     }
 
     /** How the signature is written: {@code base64} (Adyen) or {@code hex}. */
     public void setSignatureEncoding(String signatureEncoding) {
-        if (!List.of("hex", "base64").contains(signatureEncoding)) {
-            throw new InvalidSettingsException(List.of("signatureEncoding must be hex or base64"));
-        }
-        this.signatureEncoding = signatureEncoding;
+        this.signatureEncoding = Schemes.oneOf("signatureEncoding", signatureEncoding, List.of("hex", "base64"));
     }
 
     /** The signed fields, in order, as JSON pointers into an item, separated by commas. */
@@ -204,22 +156,7 @@ public class FieldHmacScheme {
 
     /** The JCA MAC algorithm ({@code HmacSHA256}). */
     public void setAlgorithm(String algorithm) {
-        try {
-            Mac.getInstance(algorithm);
-        } catch (GeneralSecurityException e) {
-            throw new InvalidSettingsException(List.of("The MAC algorithm " + algorithm + " is not available"));
-        }
-        this.algorithm = algorithm;
-    }
-
-    /** Whether the adapter is on: only then is a missing key a reason to refuse to start. */
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
-    /** The setting the keys come from, for messages (their values are never shown). */
-    public void setKeySetting(String keySetting) {
-        this.keySetting = keySetting;
+        this.algorithm = Schemes.macAlgorithm(algorithm);
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.X509EncodedKeySpec;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -24,8 +23,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.camel.CamelContext;
-import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 
 /**
@@ -50,7 +47,7 @@ import org.apache.camel.Exchange;
  * On success the exchange carries the verified property the canonical mapping requires and the body is the exact bytes
  * received, as text. Any failure answers {@code 401 invalid-signature} and names no key or signature.
  */
-public class RsaSignatureScheme implements CamelContextAware {
+public class RsaSignatureScheme extends AdapterBean {
 
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{(body|form|header:[A-Za-z0-9_-]+)}");
     private static final Pattern PEM_BLOCK =
@@ -65,20 +62,18 @@ public class RsaSignatureScheme implements CamelContextAware {
     private long toleranceSeconds = 300;
     private String algorithm = "SHA256withRSA";
     private Set<String> excludedFields = Set.of("sign", "sign_type");
-    private boolean enabled = true;
-    private String keySetting = "the adapter's gateway keys";
     private final Map<String, List<PublicKey>> keys = new LinkedHashMap<>();
-    private Clock clock;
-    private CamelContext camelContext;
+
+    public RsaSignatureScheme() {
+        super("the adapter's gateway keys");
+    }
 
     /** Refuses to start when the adapter is enabled without a key or without a place to read the signature. */
     public void checkSettings() {
-        if (!enabled) {
+        if (!isEnabled()) {
             return;
         }
-        if (keys.isEmpty()) {
-            throw Schemes.notSet(keySetting);
-        }
+        requireKeys(!keys.isEmpty());
         if ((signatureHeader == null) == (signatureField == null)) {
             throw new InvalidSettingsException(
                     List.of("An RSA signature scheme needs exactly one of signatureHeader and signatureField"));
@@ -93,7 +88,7 @@ public class RsaSignatureScheme implements CamelContextAware {
     /** Checks size and signature of the request; then the body is the exact bytes received, as text. */
     public void verify(Exchange exchange) {
         byte[] raw = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
-        if (!enabled || keys.isEmpty()) {
+        if (!isEnabled() || keys.isEmpty()) {
             throw Schemes.invalid("This gateway adapter has no key to check signatures with");
         }
         String body = StrictUtf8.decode(raw);
@@ -126,8 +121,7 @@ public class RsaSignatureScheme implements CamelContextAware {
         byte[] signed = signedString(exchange, body, form).getBytes(StandardCharsets.UTF_8);
         for (PublicKey key : candidates) {
             if (verifies(key, signed, sig)) {
-                exchange.getMessage().setBody(body);
-                exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+                verified(exchange, body);
                 return;
             }
         }
@@ -223,13 +217,6 @@ public class RsaSignatureScheme implements CamelContextAware {
         return fields;
     }
 
-    private Clock clock() {
-        if (clock == null) {
-            clock = Schemes.clock(camelContext);
-        }
-        return clock;
-    }
-
     /** The template of the signed string (see the class comment). */
     public void setSignedString(String signedString) {
         this.signedString = signedString == null ? "" : signedString;
@@ -237,22 +224,22 @@ public class RsaSignatureScheme implements CamelContextAware {
 
     /** The request header that carries the base64 signature. */
     public void setSignatureHeader(String signatureHeader) {
-        this.signatureHeader = blankToNull(signatureHeader);
+        this.signatureHeader = Schemes.blankToNull(signatureHeader);
     }
 
     /** The form field that carries the base64 signature. */
     public void setSignatureField(String signatureField) {
-        this.signatureField = blankToNull(signatureField);
+        this.signatureField = Schemes.blankToNull(signatureField);
     }
 
     /** The request header that names the key (certificate serial) the gateway signed with. */
     public void setSerialHeader(String serialHeader) {
-        this.serialHeader = blankToNull(serialHeader);
+        this.serialHeader = Schemes.blankToNull(serialHeader);
     }
 
     /** The request header with the signed unix-seconds timestamp, checked against {@code toleranceSeconds}. */
     public void setTimestampHeader(String timestampHeader) {
-        this.timestampHeader = blankToNull(timestampHeader);
+        this.timestampHeader = Schemes.blankToNull(timestampHeader);
     }
 
     /** How far the timestamp may be from our clock, either way, in seconds. */
@@ -275,16 +262,6 @@ public class RsaSignatureScheme implements CamelContextAware {
         this.excludedFields = Set.copyOf(Schemes.entries(excludedFields));
     }
 
-    /** Whether the adapter is on: only then is a missing key a reason to refuse to start. */
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
-    /** The setting the keys come from, for messages. */
-    public void setKeySetting(String keySetting) {
-        this.keySetting = keySetting;
-    }
-
     /**
      * Public keys: {@code serial=<base64 DER or PEM>} entries separated by commas or spaces, or PEM blocks (then known
      * by no serial, so tried only without {@code serialHeader}); {@code file:<path>} for PEM in a file.
@@ -293,7 +270,7 @@ public class RsaSignatureScheme implements CamelContextAware {
         if (publicKeys == null || publicKeys.isBlank()) {
             return;
         }
-        String text = Schemes.pemText(publicKeys, keySetting);
+        String text = Schemes.pemText(publicKeys, keySetting());
         Matcher pem = PEM_BLOCK.matcher(text);
         boolean anyBlock = false;
         while (pem.find()) {
@@ -309,10 +286,10 @@ public class RsaSignatureScheme implements CamelContextAware {
             int eq = entry.indexOf('=');
             if (eq <= 0) {
                 throw new InvalidSettingsException(
-                        List.of(keySetting + ": public key #" + (i + 1) + " must have the form serial=<base64 DER>"));
+                        List.of(keySetting() + ": public key #" + (i + 1) + " must have the form serial=<base64 DER>"));
             }
             String serial = entry.substring(0, eq).toUpperCase(Locale.ROOT);
-            String value = Schemes.pemText(entry.substring(eq + 1), keySetting);
+            String value = Schemes.pemText(entry.substring(eq + 1), keySetting());
             Matcher block = PEM_BLOCK.matcher(value);
             add(serial, publicKey(block.find() ? block.group(2) : value, "public key #" + (i + 1)));
         }
@@ -323,7 +300,7 @@ public class RsaSignatureScheme implements CamelContextAware {
         if (certificates == null || certificates.isBlank()) {
             return;
         }
-        String text = Schemes.pemText(certificates, keySetting);
+        String text = Schemes.pemText(certificates, keySetting());
         Matcher pem = PEM_BLOCK.matcher(text);
         int n = 0;
         while (pem.find()) {
@@ -337,11 +314,11 @@ public class RsaSignatureScheme implements CamelContextAware {
                         CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
                 add(cert.getSerialNumber().toString(16).toUpperCase(Locale.ROOT), cert.getPublicKey());
             } catch (GeneralSecurityException | IllegalArgumentException e) {
-                throw new InvalidSettingsException(List.of(keySetting + ": certificate #" + n + " cannot be read"));
+                throw new InvalidSettingsException(List.of(keySetting() + ": certificate #" + n + " cannot be read"));
             }
         }
         if (n == 0) {
-            throw new InvalidSettingsException(List.of(keySetting + ": no PEM certificate found"));
+            throw new InvalidSettingsException(List.of(keySetting() + ": no PEM certificate found"));
         }
     }
 
@@ -350,26 +327,12 @@ public class RsaSignatureScheme implements CamelContextAware {
             byte[] der = Base64.getMimeDecoder().decode(base64.replaceAll("\\s", ""));
             return KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(der));
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new InvalidSettingsException(List.of(keySetting + ": " + which + " is not an RSA public key"));
+            throw new InvalidSettingsException(List.of(keySetting() + ": " + which + " is not an RSA public key"));
         }
     }
 
     private void add(String serial, PublicKey key) {
         keys.computeIfAbsent(serial, k -> new ArrayList<>()).add(key);
-    }
-
-    private static String blankToNull(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
-    }
-
-    @Override
-    public void setCamelContext(CamelContext camelContext) {
-        this.camelContext = camelContext;
-    }
-
-    @Override
-    public CamelContext getCamelContext() {
-        return camelContext;
     }
 
     @Override

@@ -10,13 +10,19 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.apache.camel.CamelContext;
 
-/** What the kit's schemes share: their answer to a refused request, settings parsing, and the clock. */
+/**
+ * What the kit's beans share besides {@link AdapterBean}'s settings: the verified mark, their answer to a refused
+ * request, the parsing of keys, encodings and key files, the MAC, and the timestamp checks.
+ */
 public final class Schemes {
 
     /**
@@ -64,6 +70,80 @@ public final class Schemes {
             }
         }
         return result;
+    }
+
+    /**
+     * The HMAC keys of a setting, separated by commas, spaces or new lines, each written in {@code encoding}:
+     * {@code text} (its UTF-8 bytes), {@code whsec} ({@code whsec_<base64>}), {@code hex} or {@code base64}. A key
+     * that is not so is refused by its position, never shown.
+     */
+    static List<byte[]> hmacKeys(String configured, String encoding, String setting) {
+        List<byte[]> parsed = new ArrayList<>();
+        List<String> problems = new ArrayList<>();
+        List<String> entries = entries(configured);
+        for (int i = 0; i < entries.size(); i++) {
+            String entry = entries.get(i);
+            try {
+                byte[] key = switch (encoding) {
+                    case "whsec" -> {
+                        if (!entry.startsWith("whsec_")) {
+                            throw new IllegalArgumentException("no prefix");
+                        }
+                        yield Base64.getDecoder().decode(entry.substring("whsec_".length()));
+                    }
+                    case "hex" -> HexFormat.of().parseHex(entry.toLowerCase(Locale.ROOT));
+                    case "base64" -> Base64.getDecoder().decode(entry);
+                    default -> entry.getBytes(StandardCharsets.UTF_8);
+                };
+                if (key.length == 0) {
+                    throw new IllegalArgumentException("empty");
+                }
+                parsed.add(key);
+            } catch (IllegalArgumentException e) {
+                problems.add(setting + ": key #" + (i + 1) + " is not " + encoding);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new InvalidSettingsException(problems);
+        }
+        return List.copyOf(parsed);
+    }
+
+    /** {@code value} when it is one of {@code allowed}; otherwise start is refused, naming the property. */
+    static String oneOf(String property, String value, List<String> allowed) {
+        if (!allowed.contains(value)) {
+            throw new InvalidSettingsException(List.of(property + " must be one of " + String.join(", ", allowed)));
+        }
+        return value;
+    }
+
+    /** A JCA MAC algorithm this JVM has, or start is refused. */
+    static String macAlgorithm(String algorithm) {
+        try {
+            Mac.getInstance(algorithm);
+        } catch (GeneralSecurityException e) {
+            throw new InvalidSettingsException(List.of("The MAC algorithm " + algorithm + " is not available"));
+        }
+        return algorithm;
+    }
+
+    /** A signature's bytes from {@code hex} or {@code base64} text, or null when it is empty or not so written. */
+    static byte[] signatureBytes(String encoding, String value) {
+        if (value.isEmpty()) {
+            return null;
+        }
+        try {
+            return encoding.equals("hex")
+                    ? HexFormat.of().parseHex(value.toLowerCase(Locale.ROOT))
+                    : Base64.getDecoder().decode(value);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /** An optional property: blank is not set. */
+    static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.trim();
     }
 
     /**

@@ -7,19 +7,11 @@ import io.paysync.http.RequestChecks;
 import io.paysync.http.StrictUtf8;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
-import java.time.Clock;
 import java.util.ArrayList;
-import java.util.Base64;
-import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.crypto.Mac;
-import org.apache.camel.CamelContext;
-import org.apache.camel.CamelContextAware;
 import org.apache.camel.Exchange;
 
 /**
@@ -40,7 +32,7 @@ import org.apache.camel.Exchange;
  * the exchange carries the verified property the canonical mapping requires and the body is the exact bytes received,
  * as text. Any failure answers {@code 401 invalid-signature} and names no key or signature.
  */
-public class TimestampedHmacScheme implements CamelContextAware {
+public class TimestampedHmacScheme extends AdapterBean {
 
     private static final Pattern PLACEHOLDER = Pattern.compile("\\{(body|id|timestamp|header:[A-Za-z0-9_-]+)}");
 
@@ -56,22 +48,20 @@ public class TimestampedHmacScheme implements CamelContextAware {
     private String algorithm = "HmacSHA256";
     private long toleranceSeconds = 300;
     private boolean requireJson = true;
-    private boolean enabled = true;
-    private String keySetting = "the adapter's webhook secret";
     private String configuredKeys;
     private List<byte[]> keys = List.of();
-    private Clock clock;
-    private CamelContext camelContext;
+
+    public TimestampedHmacScheme() {
+        super("the adapter's webhook secret");
+    }
 
     /** Reads the keys and refuses to start when the adapter is enabled without one (the bean's initMethod). */
     public void checkSettings() {
-        keys = parseKeys(configuredKeys);
-        if (!enabled) {
+        keys = Schemes.hmacKeys(configuredKeys, keyEncoding, keySetting());
+        if (!isEnabled()) {
             return;
         }
-        if (keys.isEmpty()) {
-            throw Schemes.notSet(keySetting);
-        }
+        requireKeys(!keys.isEmpty());
         if (signatureHeader == null) {
             throw new InvalidSettingsException(List.of("An HMAC scheme needs signatureHeader"));
         }
@@ -90,7 +80,7 @@ public class TimestampedHmacScheme implements CamelContextAware {
         if (requireJson) {
             RequestChecks.requireJson(exchange);
         }
-        if (!enabled || keys.isEmpty()) {
+        if (!isEnabled() || keys.isEmpty()) {
             throw Schemes.invalid("This gateway adapter has no webhook secret");
         }
         String value = exchange.getMessage().getHeader(signatureHeader, String.class);
@@ -109,7 +99,8 @@ public class TimestampedHmacScheme implements CamelContextAware {
                 }
                 timestamp = part.substring(timestampPrefix.length());
             } else if (part.startsWith(signaturePrefix)) {
-                byte[] candidate = decode(part.substring(signaturePrefix.length()));
+                // null: not a signature in this encoding, another scheme's, ignored like an unknown label
+                byte[] candidate = Schemes.signatureBytes(encoding, part.substring(signaturePrefix.length()));
                 if (candidate != null) {
                     candidates.add(candidate);
                 }
@@ -156,8 +147,7 @@ public class TimestampedHmacScheme implements CamelContextAware {
         if (requireJson) {
             Json.readObject(raw);
         }
-        exchange.getMessage().setBody(text);
-        exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
+        verified(exchange, text);
     }
 
     /** The signature's label as the gateway writes it ({@code v1} of {@code v1=}), for messages. */
@@ -198,82 +188,24 @@ public class TimestampedHmacScheme implements CamelContextAware {
         return out.toByteArray();
     }
 
-    private byte[] decode(String signature) {
-        if (signature.isEmpty()) {
-            return null; // a label without a signature
-        }
-        try {
-            return encoding.equals("hex")
-                    ? HexFormat.of().parseHex(signature.toLowerCase(Locale.ROOT))
-                    : Base64.getDecoder().decode(signature);
-        } catch (IllegalArgumentException e) {
-            return null; // not a signature in this encoding: another scheme's, ignored like an unknown label
-        }
-    }
-
-    private List<byte[]> parseKeys(String configured) {
-        List<byte[]> parsed = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
-        List<String> entries = Schemes.entries(configured);
-        for (int i = 0; i < entries.size(); i++) {
-            String entry = entries.get(i);
-            try {
-                byte[] key = switch (keyEncoding) {
-                    case "whsec" -> {
-                        if (!entry.startsWith("whsec_")) {
-                            throw new IllegalArgumentException("no prefix");
-                        }
-                        yield Base64.getDecoder().decode(entry.substring("whsec_".length()));
-                    }
-                    case "hex" -> HexFormat.of().parseHex(entry.toLowerCase(Locale.ROOT));
-                    case "base64" -> Base64.getDecoder().decode(entry);
-                    default -> entry.getBytes(StandardCharsets.UTF_8);
-                };
-                if (key.length == 0) {
-                    throw new IllegalArgumentException("empty");
-                }
-                parsed.add(key);
-            } catch (IllegalArgumentException e) {
-                problems.add(keySetting + ": secret #" + (i + 1) + " is not " + keyEncoding);
-            }
-        }
-        if (!problems.isEmpty()) {
-            throw new InvalidSettingsException(problems);
-        }
-        return List.copyOf(parsed);
-    }
-
-    private Clock clock() {
-        if (clock == null) {
-            clock = Schemes.clock(camelContext);
-        }
-        return clock;
-    }
-
-    /** The secrets, separated by spaces or commas, in {@code keyEncoding}; each is tried. */
+    /** The secrets, separated by spaces or commas, in {@code keyEncoding}; each is tried. Read at start. */
     public void setKeys(String keys) {
         this.configuredKeys = keys;
     }
 
     /** How the secrets are written: {@code text} (their UTF-8 bytes, Stripe), {@code whsec}, {@code hex}, {@code base64}. */
     public void setKeyEncoding(String keyEncoding) {
-        if (!List.of("text", "whsec", "hex", "base64").contains(keyEncoding)) {
-            throw new InvalidSettingsException(List.of("keyEncoding must be text, whsec, hex or base64"));
-        }
-        this.keyEncoding = keyEncoding;
+        this.keyEncoding = Schemes.oneOf("keyEncoding", keyEncoding, List.of("text", "whsec", "hex", "base64"));
     }
 
     /** How the signatures are written: {@code hex} or {@code base64}. */
     public void setEncoding(String encoding) {
-        if (!List.of("hex", "base64").contains(encoding)) {
-            throw new InvalidSettingsException(List.of("encoding must be hex or base64"));
-        }
-        this.encoding = encoding;
+        this.encoding = Schemes.oneOf("encoding", encoding, List.of("hex", "base64"));
     }
 
     /** The request header with the signatures. */
     public void setSignatureHeader(String signatureHeader) {
-        this.signatureHeader = blankToNull(signatureHeader);
+        this.signatureHeader = Schemes.blankToNull(signatureHeader);
     }
 
     /** What separates the parts of the signature header; empty when the header is one signature. */
@@ -288,17 +220,17 @@ public class TimestampedHmacScheme implements CamelContextAware {
 
     /** The label of the timestamp within the signature header ({@code t=} for Stripe). */
     public void setTimestampPrefix(String timestampPrefix) {
-        this.timestampPrefix = blankToNull(timestampPrefix);
+        this.timestampPrefix = Schemes.blankToNull(timestampPrefix);
     }
 
     /** The header with the timestamp, when it has its own. */
     public void setTimestampHeader(String timestampHeader) {
-        this.timestampHeader = blankToNull(timestampHeader);
+        this.timestampHeader = Schemes.blankToNull(timestampHeader);
     }
 
     /** The header with the message id, for {@code {id}}. */
     public void setIdHeader(String idHeader) {
-        this.idHeader = blankToNull(idHeader);
+        this.idHeader = Schemes.blankToNull(idHeader);
     }
 
     /** The template of the signed string: {@code {body}}, {@code {timestamp}}, {@code {id}}, {@code {header:Name}}. */
@@ -308,12 +240,7 @@ public class TimestampedHmacScheme implements CamelContextAware {
 
     /** The JCA MAC algorithm ({@code HmacSHA256}). */
     public void setAlgorithm(String algorithm) {
-        try {
-            Mac.getInstance(algorithm);
-        } catch (GeneralSecurityException e) {
-            throw new InvalidSettingsException(List.of("The MAC algorithm " + algorithm + " is not available"));
-        }
-        this.algorithm = algorithm;
+        this.algorithm = Schemes.macAlgorithm(algorithm);
     }
 
     /** How far the timestamp may be from our clock, either way, in seconds. */
@@ -324,30 +251,6 @@ public class TimestampedHmacScheme implements CamelContextAware {
     /** Whether the body must be one JSON object ({@code 415} for another media type, {@code 400} for bad JSON). */
     public void setRequireJson(boolean requireJson) {
         this.requireJson = requireJson;
-    }
-
-    /** Whether the adapter is on: only then is a missing secret a reason to refuse to start. */
-    public void setEnabled(boolean enabled) {
-        this.enabled = enabled;
-    }
-
-    /** The setting the secrets come from, for messages (their values are never shown). */
-    public void setKeySetting(String keySetting) {
-        this.keySetting = keySetting;
-    }
-
-    private static String blankToNull(String value) {
-        return value == null || value.isBlank() ? null : value.trim();
-    }
-
-    @Override
-    public void setCamelContext(CamelContext camelContext) {
-        this.camelContext = camelContext;
-    }
-
-    @Override
-    public CamelContext getCamelContext() {
-        return camelContext;
     }
 
     @Override

@@ -121,11 +121,13 @@ class AesGcmResourceDecryptorTest {
     void should_refuse_to_start_with_a_key_that_is_not_32_bytes_without_showing_it() throws Exception {
         AesGcmResourceDecryptor decryptor = new AesGcmResourceDecryptor();
         decryptor.setKeySetting("paysync.adapters.wechatpay.apiv3-key");
-        assertThatThrownBy(() -> decryptor.setKeys("tooShortApiV3Key"))
+        decryptor.setKeys("tooShortApiV3Key");
+        assertThatThrownBy(decryptor::checkSettings)
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.adapters.wechatpay.apiv3-key")
                 .hasMessageContaining("key #1")
                 .hasMessageNotContaining("tooShortApiV3Key");
+        decryptor.setKeys("");
         assertThatThrownBy(decryptor::checkSettings).isInstanceOf(InvalidSettingsException.class);
         assertThat(decryptor("base64:" + Base64.getEncoder().encodeToString(KEY.getBytes(StandardCharsets.UTF_8)))
                         .decrypt(seal(KEY, NONCE, AAD, TRANSACTION), NONCE, AAD))

@@ -148,7 +148,9 @@ class FieldHmacSchemeTest {
         assertThatThrownBy(none::checkSettings)
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageContaining("paysync.adapters.adyen.hmac-key");
-        assertThatThrownBy(() -> new FieldHmacScheme().setKeys("not-hex-secret"))
+        FieldHmacScheme notHex = new FieldHmacScheme();
+        notHex.setKeys("not-hex-secret");
+        assertThatThrownBy(notHex::checkSettings)
                 .isInstanceOf(InvalidSettingsException.class)
                 .hasMessageNotContaining("not-hex-secret");
     }
