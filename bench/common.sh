@@ -9,8 +9,9 @@ OUT=target/bench
 mkdir -p "$OUT"
 
 # The statement counts need pg_stat_statements loaded at server start; say how, rather than fail later. A benchmark
-# that runs no PostgreSQL (bench/b1-h2.sh) sets BENCH_NO_PG=1 before sourcing this.
-if [ "${BENCH_NO_PG:-}" != 1 ] && ! psql -Atq -d postgres -c "SHOW shared_preload_libraries" | grep -q pg_stat_statements; then
+# that runs no PostgreSQL (bench/b1-h2.sh) sets BENCH_NO_PG=1 before sourcing this, one that counts no statements
+# (bench/b1-adapters.sh) BENCH_NO_STATEMENTS=1.
+if [ "${BENCH_NO_PG:-}" != 1 ] && [ "${BENCH_NO_STATEMENTS:-}" != 1 ] && ! psql -Atq -d postgres -c "SHOW shared_preload_libraries" | grep -q pg_stat_statements; then
   echo "PostgreSQL does not preload pg_stat_statements; the benchmarks count statements with it. Run:" >&2
   echo "  psql -d postgres -c \"ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'\" &&" \
     "pg_ctlcluster --skip-systemctl-redirect \$(ls /etc/postgresql) main restart" >&2
