@@ -86,15 +86,7 @@ public class PaymentReconciliation {
         settings.routeInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
         settings.routeInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
         if (Boolean.parseBoolean(settings.getOrDefault(ENABLED, "false"))) {
-            String url = settings.require(STATUS_URL).replaceAll("/+$", "");
-            if (!url.matches("(?i)https?://\\S+")) {
-                throw new InvalidSettingsException(List.of(STATUS_URL + " must be an http:// or https:// URL"));
-            }
-            if (SafeUrl.hasUserinfo(url)) {
-                throw new InvalidSettingsException(List.of(STATUS_URL + " must not hold user:password@ (the HTTP client"
-                        + " refuses such a URL on every call)"));
-            }
-            context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
+            statusUrl(settings, context);
             int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
             if (after.toSeconds() >= window) {
                 LOG.warn(
@@ -105,6 +97,22 @@ public class PaymentReconciliation {
             }
         }
         return new PaymentReconciliation(rules, orders, after, batchSize);
+    }
+
+    /**
+     * Checks {@code paysync.gateway.status-url} and puts it back without a trailing slash (the routes append their
+     * paths): for every route that calls the gateway's status API.
+     */
+    public static void statusUrl(Settings settings, CamelContext context) {
+        String url = settings.require(STATUS_URL).replaceAll("/+$", "");
+        if (!url.matches("(?i)https?://\\S+")) {
+            throw new InvalidSettingsException(List.of(STATUS_URL + " must be an http:// or https:// URL"));
+        }
+        if (SafeUrl.hasUserinfo(url)) {
+            throw new InvalidSettingsException(List.of(STATUS_URL + " must not hold user:password@ (the HTTP client"
+                    + " refuses such a URL on every call)"));
+        }
+        context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
     }
 
     /** Starts a round: the headers {@code find-reconcilable-orders.sql} reads. */
