@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * The status API answers {@code GET {status-url}/payments?orderNumber=<n>} with
  * {@code {"orderNumber", "transactionId", "amount", "currency", "status"}}, status {@code succeeded}, {@code failed}
  * or {@code pending} (for {@code pending} only orderNumber and status are needed), or {@code 404} for an order it has
- * no payment for. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
+ * no payment for; {@code closed}, a payment the expiry closed ({@link PaymentExpiry}), is left to the expiry. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
  * refund and chargeback events in the signed callback's shape ({@code docs/gateways.md}); each goes through the same
  * rules once the payment is Paid, so one the callback already brought changes nothing; one the rules refuse is an
  * anomaly, one that is not an adjustment event of the order is skipped with a warning, and neither keeps the payment
@@ -157,7 +157,7 @@ public class PaymentReconciliation {
      *
      * @return the outcome: {@code paid}, {@code already-paid}, {@code failed}, {@code ignored}, a refusal code of
      *         the callback table ({@code amount-mismatch}, {@code order-not-pending}, ...), or {@code pending},
-     *         {@code unknown} or {@code error} when nothing was applied
+     *         {@code closed}, {@code unknown} or {@code error} when nothing was applied
      */
     public String answer(Exchange exchange) {
         Candidate candidate = exchange.getProperty("candidate", Candidate.class);
@@ -192,6 +192,10 @@ public class PaymentReconciliation {
         if ("pending".equals(value)) {
             LOG.debug("Order {}: the gateway says the payment is still pending", orderNumber);
             return "pending";
+        }
+        if ("closed".equals(value)) {
+            LOG.debug("Order {}: the gateway closed the payment; the expiry makes the order Expired", orderNumber);
+            return "closed";
         }
         if (!FINAL.contains(value)) {
             LOG.warn("Order {}: the gateway status API answered an unknown status; nothing changed", orderNumber);
