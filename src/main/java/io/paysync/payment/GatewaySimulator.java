@@ -58,8 +58,8 @@ public class GatewaySimulator {
             throw ApiException.malformed(
                     "orderNumber and a status of \"succeeded\", \"failed\" or \"pending\" are required");
         }
-        ObjectNode now = payments.compute(orderNumber.textValue(), (n, before) -> isClosed(before) ? before : payment);
-        if (now != payment) {
+        ObjectNode kept = payments.compute(orderNumber.textValue(), (n, before) -> isClosed(before) ? before : payment);
+        if (kept != payment) {
             throw new ApiException(
                     409, "payment-closed", "The order was closed at the simulated gateway; it takes no payment");
         }
