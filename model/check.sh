@@ -108,6 +108,10 @@ add "liveadj: rules, a crash"         pass "$rules -DOVERRUNS=0" "$adjlive" "$li
 add "adjustments: rules (safety)"     cover:Payments,Adjustments,OrderSync,LeaseClock "$rules" "$safety" "-m200000"
 add "safety (2 workers)"              cover "" "$safety" "-m100000"
 add "liveadj: no route, Manual"       pass "$adj -DNO_ADJ_ROUTE" "$adjlive" "$live -N liveadj"
+# Expiry with a close route (-DCLOSE): the gateway's side of the payment, the close, then the status question.
+close="-DCLOSE -DN=1"
+add "close: E1 (safety)"              cover:Payments,Expiry,LeaseClock "$close" "$safety" "-m100000"
+add "close: live0"                    pass "$close" "-DNFAIR=3" "$live -N live0"
 # Mutants: each must fail, on the property it breaks.
 add "mutant CLAIM_UNPAID"             "fail:assertion violated (pay[o]==1)" "-DMUTANT_CLAIM_UNPAID" "$safety" "-m100000"
 add "mutant NO_FENCE"                 "fail:assertion violated (tok[o]==mine[o])" "-DMUTANT_NO_FENCE" "$safety" "-m100000"
@@ -119,6 +123,7 @@ add "mutant ADJ_NO_ORDER_RECORD"      "fail:assertion violated (recs[0]==1)" "$r
 add "mutant ADJ_NOT_FINAL"            "fail:assertion violated (ast[(o-1)]==2)" "$rules -DMUTANT_ADJ_NOT_FINAL" "$safety" "-m200000"
 add "mutant ADJ_NO_DUP_CHECK"         "fail:assertion violated ( !(replay)" "$rules -DMUTANT_ADJ_NO_DUP_CHECK" "$safety" "-m200000"
 add "mutant ADJ_NO_TOTAL"             "fail:assertion violated (total<=2)" "$rules -DMUTANT_ADJ_NO_TOTAL" "$safety" "-m200000"
+add "mutant EXPIRE_WITHOUT_CLOSE"     "fail:assertion violated  !(((pay[0]==3)&&(gw[0]==2)))" "$close -DMUTANT_EXPIRE_WITHOUT_CLOSE" "$safety" "-m100000"
 add "mutant ADJ_NO_FENCE"             "fail:assertion violated (tok[o]==mine[o])" "$faults -DMUTANT_ADJ_NO_FENCE" "$safety" "-m200000"
 wait
 

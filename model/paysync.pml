@@ -85,6 +85,14 @@
 byte pay[N];           /* payment_status */
 bool cx[N];            /* ghost: the order was Cancelled at some point (property C1) */
 bool sac[N];           /* an anomaly success-after-cancel was recorded */
+#ifdef CLOSE
+/* ---- the gateway's side of each payment (-DCLOSE: expiry with paysync.payment.close-route) ---- */
+#define GW_OPEN   0    /* the customer may still pay */
+#define GW_CLOSED 1    /* closed by the expiry's close route: the gateway takes no payment for it any more */
+#define GW_PAID   2    /* the gateway took the payment */
+#define GW_FAILED 3    /* the payment failed at the gateway */
+byte gw[N];
+#endif
 /* ---- database: the sync columns of every row (orders, then adjustments) ---- */
 byte sync[R];          /* sync_status */
 byte tok[R];           /* claim_token: each claim writes a fresh value */
@@ -169,10 +177,59 @@ byte faults = CALLFAULTS;
                             fi; \
                             C1_PAY(o) }
 #define FAILURE(o) d_step { pay[o] == P_PENDING -> pay[o] = P_FAILED; C1_PAY(o) }
+#ifndef CLOSE
 /* the window passed (find-expirable-orders) */
 #define EXPIRY(o)  d_step { pay[o] == P_PENDING -> pay[o] = P_EXPIRED; C1_PAY(o) }
+#else
+/* E1: no order is Expired while the gateway holds a paid payment for it; checked after every step that writes
+ * payment_status to Expired or the gateway's state to paid */
+#define E1_PAY(o) assert(!(pay[o] == P_EXPIRED && gw[o] == GW_PAID))
+/* The gateway: the customer pays, or the payment fails, only while the payment is open (a closed order takes no
+ * payment). Its callback reports only what it took: a success only for a paid payment, a failure for a failed one. */
+#define GW_PAY(o)  d_step { gw[o] == GW_OPEN -> gw[o] = GW_PAID; E1_PAY(o) }
+#define GW_FAIL(o) d_step { gw[o] == GW_OPEN -> gw[o] = GW_FAILED }
+#define CB_SUCCESS(o) atomic { gw[o] == GW_PAID && (pay[o] == P_PENDING || (pay[o] == P_CANCELLED && !sac[o])) -> \
+                               if \
+                               :: pay[o] == P_PENDING -> pay[o] = P_PAID \
+                               :: else -> ON_SUCCESS_CANCELLED(o) \
+                               fi; \
+                               C1_PAY(o) }
+#define CB_FAILURE(o) d_step { gw[o] == GW_FAILED && pay[o] == P_PENDING -> pay[o] = P_FAILED; C1_PAY(o) }
+/* The expiry's close of one due Pending order (PaymentExpiry.close, routes/gateway-close.camel.yaml): the close
+ * request, then, as a separate step, the status question, then the guarded statement its answer leads to. The
+ * close may not take (a payment in flight: the gateway answers, the payment stays open), and the question may get
+ * no answer; both leave the order Pending. */
+/* one guarded statement: 0 rows when the order became final meanwhile (a callback, the shop's cancel) */
+#define EXPIRE_GUARDED(o, to) atomic { \
+  if \
+  :: pay[o] == P_PENDING -> pay[o] = to \
+  :: else -> skip \
+  fi; \
+  E1_PAY(o); C1_PAY(o) }
+#ifdef MUTANT_EXPIRE_WITHOUT_CLOSE
+/* mutant: the window passed, expired on the clock alone, as without a close route */
+#define CLOSE_EXPIRY(o) d_step { pay[o] == P_PENDING -> pay[o] = P_EXPIRED; E1_PAY(o); C1_PAY(o) }
+#else
+#define CLOSE_EXPIRY(o) \
+  pay[o] == P_PENDING -> \
+  if \
+  :: d_step { gw[o] == GW_OPEN -> gw[o] = GW_CLOSED }  /* the close: closed at the gateway */ \
+  :: skip                                               /* not taken: in flight, or already final */ \
+  fi; \
+  seen = gw[o];                                         /* the status question (GET ?orderNumber=) */ \
+  if \
+  :: seen == GW_CLOSED -> EXPIRE_GUARDED(o, P_EXPIRED)  /* expire-order.sql */ \
+  :: seen == GW_PAID -> EXPIRE_GUARDED(o, P_PAID)       /* PaymentRules: mark-order-paid.sql */ \
+  :: seen == GW_FAILED -> EXPIRE_GUARDED(o, P_FAILED)   /* PaymentRules: mark-order-failed.sql */ \
+  :: seen == GW_OPEN -> skip                             /* pending: asked again next round */ \
+  :: skip                                               /* no answer (refused, timed out, unusable) */ \
+  fi; \
+  seen = 0
+#endif
+#endif
 /* the shop's backend, or an operator for it */
 #define CANCEL(o)  d_step { pay[o] == P_PENDING -> pay[o] = P_CANCELLED; cx[o] = true; C1_PAY(o) }
+#ifndef CLOSE
 active proctype Payments() {
 end:
   do
@@ -190,6 +247,40 @@ end:
                                      would force every order to become final */
   od
 }
+#else
+/* The gateway and its callbacks, and the shop's cancel. */
+active proctype Payments() {
+end:
+  do
+  :: GW_PAY(0)
+  :: GW_FAIL(0)
+  :: CB_SUCCESS(0)
+  :: CB_FAILURE(0)
+  :: CANCEL(0)
+#if N > 1
+  :: GW_PAY(1)
+  :: GW_FAIL(1)
+  :: CB_SUCCESS(1)
+  :: CB_FAILURE(1)
+  :: CANCEL(1)
+#endif
+  :: break                        /* no more payments, callbacks or cancels */
+  od
+}
+
+/* The expiry job with a close route: a round takes any due Pending order (the window is abstract). */
+active proctype Expiry() {
+  byte seen;
+end:
+  do
+  :: CLOSE_EXPIRY(0)
+#if N > 1
+  :: CLOSE_EXPIRY(1)
+#endif
+  :: break                        /* the job stops: an order may stay Pending */
+  od
+}
+#endif
 
 /* ---------------- adjustments of order 0 (NA = 2) ---------------- */
 #if NA == 2

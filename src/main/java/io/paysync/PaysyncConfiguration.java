@@ -27,6 +27,7 @@ import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.payment.CallbackLog;
 import io.paysync.payment.CallbackSignatureVerifier;
+import io.paysync.payment.GatewayClose;
 import io.paysync.payment.GatewaySimulator;
 import io.paysync.payment.OrderCancellation;
 import io.paysync.payment.PaymentCallbackHandler;
@@ -60,7 +61,6 @@ import io.paysync.sync.ThirdPartySimulator;
 import io.paysync.trace.Tracing;
 import io.paysync.trace.WithoutTraceContext;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -300,13 +300,22 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
         // For a request route whose third party must not receive the trace context (docs/third-party.md).
         registry.bind(WithoutTraceContext.NAME, new WithoutTraceContext());
-        registry.bind(
-                "paymentExpiry",
-                new PaymentExpiry(
-                        database,
-                        clock,
-                        Duration.ofSeconds(settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000)),
-                        syncSettings.workerId()));
+        PaymentExpiry expiry =
+                PaymentExpiry.from(settings, context, database, clock, orders, rules, syncSettings.workerId());
+        registry.bind("paymentExpiry", expiry);
+        registry.bind("gatewayClose", new GatewayClose());
+        // Once every route file is loaded, before any route starts: the close route must be one of them.
+        context.addStartupListener(new StartupListener() {
+            @Override
+            public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
+                expiry.checkCloseRoute(camel);
+            }
+
+            @Override
+            public void onCamelContextStarted(CamelContext camel, boolean alreadyStarted) {
+                // Nothing left to check once the routes run.
+            }
+        });
         registry.bind("retentionPurge", RetentionPurge.from(settings, database, clock));
         // The settlement claim's and the shop intake's lease owner is this run of this instance: two runtimes never
         // share it, even when two instances are given the same worker id, so a file or an intake round one of them

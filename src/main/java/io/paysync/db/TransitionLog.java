@@ -70,6 +70,11 @@ public final class TransitionLog {
             return new Cause("expiry", EXPIRY, null, null, workerId, null, null);
         }
 
+        /** The expiry job of the instance {@code workerId}, after the gateway closed the payment (or never had one). */
+        public static Cause expiryClosed(String workerId) {
+            return new Cause("expiry, closed at the gateway", EXPIRY, null, null, workerId, null, null);
+        }
+
         /** An operator's action through the operator API ({@code action}: what they asked for). */
         public static Cause operator(String action) {
             return new Cause("operator " + action, OPERATOR, null, null, null, null, null);

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * The status API answers {@code GET {status-url}/payments?orderNumber=<n>} with
  * {@code {"orderNumber", "transactionId", "amount", "currency", "status"}}, status {@code succeeded}, {@code failed}
  * or {@code pending} (for {@code pending} only orderNumber and status are needed), or {@code 404} for an order it has
- * no payment for. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
+ * no payment for; {@code closed}, a payment the expiry closed ({@link PaymentExpiry}), is left to the expiry. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
  * refund and chargeback events in the signed callback's shape ({@code docs/gateways.md}); each goes through the same
  * rules once the payment is Paid, so one the callback already brought changes nothing; one the rules refuse is an
  * anomaly, one that is not an adjustment event of the order is skipped with a warning, and neither keeps the payment
@@ -86,15 +86,7 @@ public class PaymentReconciliation {
         settings.routeInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
         settings.routeInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
         if (Boolean.parseBoolean(settings.getOrDefault(ENABLED, "false"))) {
-            String url = settings.require(STATUS_URL).replaceAll("/+$", "");
-            if (!url.matches("(?i)https?://\\S+")) {
-                throw new InvalidSettingsException(List.of(STATUS_URL + " must be an http:// or https:// URL"));
-            }
-            if (SafeUrl.hasUserinfo(url)) {
-                throw new InvalidSettingsException(List.of(STATUS_URL + " must not hold user:password@ (the HTTP client"
-                        + " refuses such a URL on every call)"));
-            }
-            context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
+            statusUrl(settings, context);
             int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
             if (after.toSeconds() >= window) {
                 LOG.warn(
@@ -105,6 +97,22 @@ public class PaymentReconciliation {
             }
         }
         return new PaymentReconciliation(rules, orders, after, batchSize);
+    }
+
+    /**
+     * Checks {@code paysync.gateway.status-url} and puts it back without a trailing slash (the routes append their
+     * paths): for every route that calls the gateway's status API.
+     */
+    public static void statusUrl(Settings settings, CamelContext context) {
+        String url = settings.require(STATUS_URL).replaceAll("/+$", "");
+        if (!url.matches("(?i)https?://\\S+")) {
+            throw new InvalidSettingsException(List.of(STATUS_URL + " must be an http:// or https:// URL"));
+        }
+        if (SafeUrl.hasUserinfo(url)) {
+            throw new InvalidSettingsException(List.of(STATUS_URL + " must not hold user:password@ (the HTTP client"
+                    + " refuses such a URL on every call)"));
+        }
+        context.getPropertiesComponent().addOverrideProperty(STATUS_URL, url);
     }
 
     /** Starts a round: the headers {@code find-reconcilable-orders.sql} reads. */
@@ -149,7 +157,7 @@ public class PaymentReconciliation {
      *
      * @return the outcome: {@code paid}, {@code already-paid}, {@code failed}, {@code ignored}, a refusal code of
      *         the callback table ({@code amount-mismatch}, {@code order-not-pending}, ...), or {@code pending},
-     *         {@code unknown} or {@code error} when nothing was applied
+     *         {@code closed}, {@code unknown} or {@code error} when nothing was applied
      */
     public String answer(Exchange exchange) {
         Candidate candidate = exchange.getProperty("candidate", Candidate.class);
@@ -184,6 +192,10 @@ public class PaymentReconciliation {
         if ("pending".equals(value)) {
             LOG.debug("Order {}: the gateway says the payment is still pending", orderNumber);
             return "pending";
+        }
+        if ("closed".equals(value)) {
+            LOG.debug("Order {}: the gateway closed the payment; the expiry makes the order Expired", orderNumber);
+            return "closed";
         }
         if (!FINAL.contains(value)) {
             LOG.warn("Order {}: the gateway status API answered an unknown status; nothing changed", orderNumber);

@@ -41,6 +41,9 @@ public final class PaymentRules {
     /** The cause the history records for a transition made on the gateway status API's answer. */
     public static final String RECONCILIATION_CAUSE = "reconciliation";
 
+    /** The cause the history records for a transition made on the gateway's answer to the expiry's close. */
+    public static final String EXPIRY_CLOSE_CAUSE = "expiry close";
+
     /**
      * Where an authentic piece of news came from: the id its anomalies carry, the cause written to the history, how
      * its anomalies quote it, and whether it repeats itself (then each anomaly is recorded once, not every time) or
@@ -71,6 +74,15 @@ public final class PaymentRules {
         public static Source reconciliation() {
             return new Source(
                     null, TransitionLog.Cause.gateway(RECONCILIATION_CAUSE), "gateway status API says ", true);
+        }
+
+        /**
+         * The gateway's answer to the expiry's close: its status API's shape, asked again every round while the order
+         * stays Pending, so each anomaly is recorded once.
+         */
+        public static Source expiryClose() {
+            return new Source(
+                    null, TransitionLog.Cause.gateway(EXPIRY_CLOSE_CAUSE), "gateway's answer to the close says ", true);
         }
 
         /**

@@ -192,15 +192,19 @@ public abstract class ReconciliationSuite {
     }
 
     @Test
-    void should_change_nothing_while_the_gateway_says_pending_or_knows_no_payment() throws Exception {
+    void should_change_nothing_while_the_gateway_says_pending_or_closed_or_knows_no_payment() throws Exception {
         PaysyncInstance app = app();
         gateway.answer("R-PENDING", Answer.pending("R-PENDING"));
+        // Closed by an expiry whose status question got no answer: the expiry, not reconciliation, expires it.
+        gateway.answer("R-CLOSED", new Answer(200, "{\"orderNumber\":\"R-CLOSED\",\"status\":\"closed\"}", 0));
         app.createOrder("R-PENDING", "10.00", "EUR");
+        app.createOrder("R-CLOSED", "10.00", "EUR");
         app.createOrder("R-UNKNOWN", "10.00", "EUR"); // the stub answers 404 for it
         clock.advance(AFTER.plusSeconds(1));
         var before = app.snapshot();
 
         awaitAsked("R-PENDING", 3);
+        awaitAsked("R-CLOSED", 3);
         awaitAsked("R-UNKNOWN", 3);
         assertThat(app.snapshot()).isEqualTo(before);
     }

@@ -1,5 +1,6 @@
 package io.paysync.support;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,8 +24,16 @@ import java.util.function.Consumer;
  * A real HTTP server standing in for the payment gateway's status API:
  * {@code GET /gateway/payments?orderNumber=<n>}. Each order has a standing answer (404 until one is set), optionally
  * preceded by one-shot answers; every question is recorded, and a hook can run before an order is answered.
+ *
+ * <p>
+ * It also closes payments as a gateway does, {@code POST /gateway/payments/close} with {@code {"orderNumber"}}: an
+ * order it has no answer for is unknown (404); a succeeded or failed payment stays as it is; any other is closed
+ * (standing answer {@code closed}) unless the test holds it open (a payment in flight). A closed order takes no
+ * payment ({@link #pay}). One-shot close answers replace all that for a request.
  */
 public final class GatewayStatusStub implements AutoCloseable {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** One answer: a status and body, or no answer for {@code hangMs} (the caller times out). */
     public record Answer(int status, String body, long hangMs) {
@@ -58,6 +68,11 @@ public final class GatewayStatusStub implements AutoCloseable {
     private final List<String> asked = new CopyOnWriteArrayList<>();
     private final CountDownLatch released = new CountDownLatch(1);
     private volatile Consumer<String> beforeAnswer = n -> {};
+    private final List<String> closes = new CopyOnWriteArrayList<>();
+    private final Map<String, Deque<Answer>> closeOnce = new ConcurrentHashMap<>();
+    private final Set<String> closed = ConcurrentHashMap.newKeySet();
+    private final Set<String> heldOpen = ConcurrentHashMap.newKeySet();
+    private volatile Consumer<String> afterClose = n -> {};
 
     private GatewayStatusStub(HttpServer server) {
         this.server = server;
@@ -67,6 +82,7 @@ public final class GatewayStatusStub implements AutoCloseable {
         HttpServer server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         GatewayStatusStub stub = new GatewayStatusStub(server);
         server.createContext("/gateway/payments", stub::handle);
+        server.createContext("/gateway/payments/close", stub::handleClose);
         server.setExecutor(Executors.newCachedThreadPool());
         server.start();
         return stub;
@@ -93,6 +109,57 @@ public final class GatewayStatusStub implements AutoCloseable {
     /** Runs with the order number after a question arrives and before it is answered. */
     public void beforeAnswer(Consumer<String> hook) {
         this.beforeAnswer = hook;
+    }
+
+    /** The next close requests for the order get these answers, one each, and change nothing. */
+    public GatewayStatusStub firstClose(String orderNumber, Answer... answers) {
+        Deque<Answer> q = closeOnce.computeIfAbsent(orderNumber, o -> new ConcurrentLinkedDeque<>());
+        q.addAll(List.of(answers));
+        return this;
+    }
+
+    /** Close requests for the order are answered 200 but do not close it: a payment in flight. */
+    public GatewayStatusStub holdOpen(String orderNumber) {
+        heldOpen.add(orderNumber);
+        return this;
+    }
+
+    /** Close requests for the order close it again. */
+    public GatewayStatusStub release(String orderNumber) {
+        heldOpen.remove(orderNumber);
+        return this;
+    }
+
+    /** Runs with the order number after a close request was handled and before it is answered. */
+    public void afterClose(Consumer<String> hook) {
+        this.afterClose = hook;
+    }
+
+    /**
+     * The customer pays: the gateway takes the payment unless the order is closed.
+     *
+     * @return whether the gateway took it
+     */
+    public synchronized boolean pay(String orderNumber, String transactionId, String amount, String currency) {
+        if (closed.contains(orderNumber)) {
+            return false;
+        }
+        standing.put(orderNumber, Answer.payment(orderNumber, transactionId, amount, currency, "succeeded"));
+        return true;
+    }
+
+    /** Whether the gateway's standing answer for the order is a succeeded payment. */
+    public boolean holdsSucceededPayment(String orderNumber) {
+        Answer a = standing.get(orderNumber);
+        return a != null && a.status() == 200 && a.body().contains("\"status\":\"succeeded\"");
+    }
+
+    public long closedFor(String orderNumber) {
+        return closes.stream().filter(orderNumber::equals).count();
+    }
+
+    public boolean isClosed(String orderNumber) {
+        return closed.contains(orderNumber);
     }
 
     public long askedFor(String orderNumber) {
@@ -132,6 +199,59 @@ public final class GatewayStatusStub implements AutoCloseable {
         } catch (IOException e) {
             // The caller gave up (timed out): nothing to answer.
         }
+    }
+
+    private void handleClose(HttpExchange ex) throws IOException {
+        try (ex) {
+            String orderNumber = null;
+            if ("POST".equals(ex.getRequestMethod())) {
+                try {
+                    orderNumber = JSON.readTree(ex.getRequestBody())
+                            .path("orderNumber")
+                            .textValue();
+                } catch (IOException e) {
+                    orderNumber = null;
+                }
+            }
+            if (orderNumber == null) {
+                respond(ex, 400, "{\"error\":\"POST {orderNumber} expected\"}");
+                return;
+            }
+            closes.add(orderNumber);
+            Deque<Answer> q = closeOnce.get(orderNumber);
+            Answer answer = q == null ? null : q.poll();
+            if (answer == null) {
+                answer = close(orderNumber);
+            }
+            afterClose.accept(orderNumber);
+            if (answer.hangMs() > 0) {
+                try {
+                    released.await(answer.hangMs(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return;
+            }
+            respond(ex, answer.status(), answer.body());
+        } catch (IOException e) {
+            // The caller gave up (timed out): nothing to answer.
+        }
+    }
+
+    private synchronized Answer close(String orderNumber) {
+        Answer current = standing.get(orderNumber);
+        if (current == null) {
+            return new Answer(404, "{\"error\":\"unknown-payment\"}", 0);
+        }
+        boolean isFinal = current.status() == 200
+                && (current.body().contains("\"status\":\"succeeded\"")
+                        || current.body().contains("\"status\":\"failed\""));
+        if (!isFinal && !heldOpen.contains(orderNumber)) {
+            closed.add(orderNumber);
+            standing.put(
+                    orderNumber, new Answer(200, "{\"orderNumber\":\"" + orderNumber + "\",\"status\":\"closed\"}", 0));
+        }
+        return new Answer(200, "{\"orderNumber\":\"" + orderNumber + "\"}", 0);
     }
 
     private static void respond(HttpExchange ex, int status, String body) throws IOException {

@@ -1,0 +1,18 @@
+package io.paysync.payment;
+
+import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.TestDatabase;
+
+/**
+ * Expiry with a close route on a live SQL Server, for users who have one: set PAYSYNC_TEST_SQLSERVER_URL (an empty
+ * database used only by the tests), PAYSYNC_TEST_SQLSERVER_USER and PAYSYNC_TEST_SQLSERVER_PASSWORD. Skipped, saying
+ * so, when they are not set.
+ */
+@DatabaseAvailable(DatabaseAvailable.Kind.SQLSERVER)
+class SqlServerExpiryCloseTest extends ExpiryCloseSuite {
+
+    @Override
+    protected TestDatabase createDatabase() {
+        return TestDatabase.sqlServer();
+    }
+}
