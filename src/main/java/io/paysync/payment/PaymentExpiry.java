@@ -226,7 +226,7 @@ public class PaymentExpiry {
                         orderNumber,
                         cutoff,
                         Cause.expiryClosed(workerId),
-                        "the gateway never had a payment for it, none " + "before " + cutoff);
+                        "the gateway never had a payment for it, none before " + cutoff);
             case "succeeded", "failed" -> applyFinal(orderNumber, status, json);
             case "pending" -> {
                 LOG.info("Order {}: the gateway could not close its payment; it stays Pending", orderNumber);
