@@ -122,6 +122,9 @@ class StripeCloseRouteTest {
 
     JsonNode answer(Exchange exchange) throws IOException {
         assertThat(exchange.getException()).as("the route's failure").isNull();
+        assertThat(exchange.getMessage().getHeader("Authorization"))
+                .as("the API key goes back to expiry on no header")
+                .isNull();
         assertThat(exchange.getMessage().getBody()).isInstanceOf(String.class);
         return JSON.readTree(exchange.getMessage().getBody(String.class));
     }
@@ -332,6 +335,9 @@ class StripeCloseRouteTest {
 
         assertThat(late.getException()).isNotNull();
         assertThat(late.getException()).hasStackTraceContaining("imeout");
+        assertThat(late.getMessage().getHeader("Authorization"))
+                .as("the API key goes back to expiry on no header, failed too")
+                .isNull();
     }
 
     @Test
