@@ -267,6 +267,19 @@ class StripeCloseRouteTest {
     }
 
     @Test
+    void should_leave_alone_an_intent_the_search_matched_for_another_order_number() throws Exception {
+        STRIPE.answer(
+                "GET /v1/payment_intents/search",
+                200,
+                searchResult(false, null, intent("pi_other", "s-12", "requires_payment_method", 1000, 0, "eur")));
+
+        JsonNode answer = answer(closeOrder("S-12"));
+
+        assertThat(answer.path("status").asText()).isEqualTo("unknown");
+        assertThat(STRIPE.requests).extracting(Request::line).containsExactly("GET /v1/payment_intents/search");
+    }
+
+    @Test
     void should_read_every_page_of_the_search_before_answering() throws Exception {
         STRIPE.answer(
                 "GET /v1/payment_intents/search",
