@@ -267,11 +267,11 @@ class StripeCloseRouteTest {
     }
 
     @Test
-    void should_leave_alone_an_intent_the_search_matched_for_another_order_number() throws Exception {
+    void should_leave_alone_an_intent_of_another_order_the_search_matched_by_its_words() throws Exception {
         STRIPE.answer(
                 "GET /v1/payment_intents/search",
                 200,
-                searchResult(false, null, intent("pi_other", "s-12", "requires_payment_method", 1000, 0, "eur")));
+                searchResult(false, null, intent("pi_other", "S-12 B", "requires_payment_method", 1000, 0, "eur")));
 
         JsonNode answer = answer(closeOrder("S-12"));
 
