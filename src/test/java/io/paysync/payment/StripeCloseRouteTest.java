@@ -11,11 +11,13 @@ import io.paysync.support.LogHygiene;
 import io.paysync.sync.NoHiddenRetries;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.math.BigDecimal;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -115,7 +117,7 @@ class StripeCloseRouteTest {
     Exchange closeOrder(String orderNumber) {
         return close.request(close.getDefaultEndpoint(), e -> {
             e.getMessage().setHeader("orderNumber", orderNumber);
-            e.getMessage().setHeader("amount", new java.math.BigDecimal("10.99"));
+            e.getMessage().setHeader("amount", new BigDecimal("10.99"));
             e.getMessage().setHeader("currency", "USD");
         });
     }
@@ -443,7 +445,7 @@ class StripeCloseRouteTest {
 
         private void handle(HttpExchange exchange) throws IOException {
             String path = exchange.getRequestURI().getRawPath();
-            Map<String, String> query = new java.util.LinkedHashMap<>();
+            Map<String, String> query = new LinkedHashMap<>();
             String rawQuery = exchange.getRequestURI().getRawQuery();
             if (rawQuery != null) {
                 for (String pair : rawQuery.split("&")) {
