@@ -64,6 +64,7 @@ class RouteIdsTest {
                             "third-party-call",
                             "third-party-create-request",
                             "stripe-adapter",
+                            "stripe-close",
                             "third-party-simulator",
                             "payment-settlement",
                             "stripe-settlement-adapter");
