@@ -182,9 +182,16 @@ public class PaymentExpiry {
             return Closing.UNCHANGED; // final meanwhile
         }
         Order order = found.get();
+        // How long the order has been past its window: a gateway whose view of new payments lags (Stripe's search)
+        // answers pending rather than unknown while a payment begun at the window's end may not show yet.
+        long dueSeconds = Math.max(
+                0,
+                Duration.between(order.createdAt().plus(window), clock.instant())
+                        .toSeconds());
         Exchange answer = template().send(closeRoute, exchange -> {
             Message m = exchange.getMessage();
             m.setHeader("orderNumber", orderNumber);
+            m.setHeader("dueSeconds", dueSeconds);
             m.setHeader("amount", order.amount());
             m.setHeader("currency", order.currency());
             exchange.setProperty("orderNumber", orderNumber);

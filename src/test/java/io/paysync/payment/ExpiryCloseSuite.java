@@ -323,6 +323,81 @@ public abstract class ExpiryCloseSuite {
     void should_refuse_to_start_with_a_close_route_that_names_no_route() {
         assertThatThrownBy(() -> app(Map.of("paysync.payment.close-route", "direct:no-such-close")))
                 .hasStackTraceContaining(
-                        "paysync.payment.close-route is 'direct:no-such-close', but no route starts" + " from it");
+                        "paysync.payment.close-route is 'direct:no-such-close', but no route starts from it");
+    }
+
+    /** Expiry with Stripe's close route against a Stripe stand-in: the order's open PaymentIntent canceled first. */
+    private PaysyncInstance stripeApp(StripeCloseRouteTest.FakeStripe stripe) throws Exception {
+        return app(Map.of(
+                "paysync.payment.close-route", "direct:stripe-close",
+                "paysync.adapters.stripe.enabled", "true",
+                "paysync.adapters.stripe.webhook-secret", "whsec_expiryCloseSuite0123456789",
+                "paysync.adapters.stripe.api-key", "sk_test_expiryCloseSuite0123456789",
+                "paysync.adapters.stripe.api-url", stripe.url()));
+    }
+
+    @Test
+    void should_expire_at_stripe_only_after_canceling_the_open_payment_intent() throws Exception {
+        StripeCloseRouteTest.FakeStripe stripe = StripeCloseRouteTest.FakeStripe.start();
+        try {
+            PaysyncInstance app = stripeApp(stripe);
+            stripe.answer(
+                    "GET /v1/payment_intents/search",
+                    200,
+                    StripeCloseRouteTest.searchResult(
+                            false,
+                            null,
+                            StripeCloseRouteTest.intent(
+                                    "pi_e1", "E-STRIPE", "requires_payment_method", 1000, 0, "eur")));
+            stripe.answer(
+                    "POST /v1/payment_intents/pi_e1/cancel",
+                    200,
+                    StripeCloseRouteTest.intent("pi_e1", "E-STRIPE", "canceled", 1000, 0, "eur")
+                            .toString());
+            dueOrders(app, "E-STRIPE");
+
+            awaitPaymentStatus(app, "E-STRIPE", "Expired");
+            assertThat(stripe.requests)
+                    .extracting(StripeCloseRouteTest.Request::line)
+                    .startsWith("GET /v1/payment_intents/search", "POST /v1/payment_intents/pi_e1/cancel");
+            assertThat(transitions(app, "E-STRIPE", "Expired", "expiry, closed at the gateway"))
+                    .isEqualTo(1);
+        } finally {
+            stripe.server.stop(0);
+        }
+    }
+
+    @Test
+    void should_mark_paid_at_stripe_a_payment_intent_that_succeeded_when_its_cancel_came() throws Exception {
+        StripeCloseRouteTest.FakeStripe stripe = StripeCloseRouteTest.FakeStripe.start();
+        try {
+            PaysyncInstance app = stripeApp(stripe);
+            stripe.answer(
+                    "GET /v1/payment_intents/search",
+                    200,
+                    StripeCloseRouteTest.searchResult(
+                            false,
+                            null,
+                            StripeCloseRouteTest.intent(
+                                    "pi_e2", "E-STRIPE-PAID", "requires_confirmation", 1000, 0, "eur")));
+            stripe.answer(
+                    "POST /v1/payment_intents/pi_e2/cancel",
+                    400,
+                    "{\"error\": {\"code\": \"payment_intent_unexpected_state\", \"type\": "
+                            + "\"invalid_request_error\"}}");
+            stripe.answer(
+                    "GET /v1/payment_intents/pi_e2",
+                    200,
+                    StripeCloseRouteTest.intent("pi_e2", "E-STRIPE-PAID", "succeeded", 1000, 1000, "eur")
+                            .toString());
+            dueOrders(app, "E-STRIPE-PAID");
+
+            awaitPaymentStatus(app, "E-STRIPE-PAID", "Paid");
+            assertThat(app.column("E-STRIPE-PAID", "payment_transaction_id")).isEqualTo("pi_e2");
+            assertThat(transitions(app, "E-STRIPE-PAID", "Paid", "expiry close"))
+                    .isEqualTo(1);
+        } finally {
+            stripe.server.stop(0);
+        }
     }
 }

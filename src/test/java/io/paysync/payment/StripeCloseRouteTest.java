@@ -114,9 +114,15 @@ class StripeCloseRouteTest {
         return list.toString();
     }
 
+    /** An order well past its window, as payment expiry asks. */
     Exchange closeOrder(String orderNumber) {
+        return closeOrder(orderNumber, 600L);
+    }
+
+    Exchange closeOrder(String orderNumber, Long dueSeconds) {
         return close.request(close.getDefaultEndpoint(), e -> {
             e.getMessage().setHeader("orderNumber", orderNumber);
+            e.getMessage().setHeader("dueSeconds", dueSeconds);
             e.getMessage().setHeader("amount", new BigDecimal("10.99"));
             e.getMessage().setHeader("currency", "USD");
         });
@@ -266,6 +272,23 @@ class StripeCloseRouteTest {
 
         assertThat(answer.path("orderNumber").asText()).isEqualTo("S-7");
         assertThat(answer.path("status").asText()).isEqualTo("unknown");
+    }
+
+    @Test
+    void should_answer_pending_when_none_is_found_while_stripe_search_may_still_be_behind() throws Exception {
+        for (int asked = 0; asked < 3; asked++) {
+            STRIPE.answer("GET /v1/payment_intents/search", 200, searchResult(false, null));
+        }
+
+        assertThat(answer(closeOrder("S-8", 30L)).path("status").asText())
+                .as("due 30 s: a PaymentIntent begun at the window's end may not be searchable yet")
+                .isEqualTo("pending");
+        assertThat(answer(closeOrder("S-8", null)).path("status").asText())
+                .as("no dueSeconds: counted as just due, never unknown on a guess")
+                .isEqualTo("pending");
+        assertThat(answer(closeOrder("S-8", 120L)).path("status").asText())
+                .as("due as long as the search's lag: none found is none")
+                .isEqualTo("unknown");
     }
 
     @Test
