@@ -1,6 +1,7 @@
 package io.paysync.gateway;
 
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.ApiException;
 import io.paysync.http.RequestChecks;
 import io.paysync.http.StrictUtf8;
 import java.io.ByteArrayInputStream;
@@ -71,6 +72,7 @@ public class RsaSignatureScheme implements CamelContextAware {
     private String algorithm = "SHA256withRSA";
     private Set<String> excludedFields = Set.of("sign", "sign_type");
     private boolean emptyFieldsSigned;
+    private String charsetField;
     private boolean enabled = true;
     private String keySetting = "the adapter's gateway keys";
     private final Map<String, List<PublicKey>> keys = new LinkedHashMap<>();
@@ -143,6 +145,7 @@ public class RsaSignatureScheme implements CamelContextAware {
                     toleranceSeconds,
                     clock());
         }
+        checkCharset(form);
         List<PublicKey> candidates = candidates(exchange);
         byte[] signed = signedString(exchange, body, form).getBytes(StandardCharsets.UTF_8);
         for (PublicKey key : candidates) {
@@ -158,6 +161,18 @@ public class RsaSignatureScheme implements CamelContextAware {
             }
         }
         throw Schemes.invalid("No valid signature");
+    }
+
+    /**
+     * The form's fields are read, and their signed string checked, as UTF-8: a gateway that names another charset in
+     * a field (Alipay's {@code charset=GBK}) signed other bytes, which are lost once the HTTP server decoded them.
+     */
+    private void checkCharset(Map<String, String> form) {
+        String charset = charsetField == null ? null : form.get(charsetField);
+        if (charset != null && !charset.isEmpty() && !charset.trim().matches("(?i)utf-?8")) {
+            throw ApiException.malformed("The " + charsetField + " field is " + charset.trim()
+                    + "; only utf-8 is read here (send charset=utf-8 with the gateway's requests)");
+        }
     }
 
     private List<PublicKey> candidates(Exchange exchange) {
@@ -322,6 +337,11 @@ public class RsaSignatureScheme implements CamelContextAware {
      */
     public void setEmptyFieldsSigned(boolean emptyFieldsSigned) {
         this.emptyFieldsSigned = emptyFieldsSigned;
+    }
+
+    /** The form field that names the charset the gateway encoded the fields in ({@code charset} for Alipay). */
+    public void setCharsetField(String charsetField) {
+        this.charsetField = blankToNull(charsetField);
     }
 
     /** Whether the adapter is on: only then is a missing key a reason to refuse to start. */

@@ -237,6 +237,23 @@ class RsaSignatureSchemeTest {
     }
 
     @Test
+    void should_refuse_clearly_a_form_whose_charset_field_is_not_utf8() throws Exception {
+        RsaSignatureScheme scheme = alipay(current.publicKeyPem());
+        scheme.setCharsetField("charset");
+        Map<String, String> gbk = new TreeMap<>(ALIPAY_FIELDS);
+        gbk.put("charset", "GBK");
+        Map<String, String> utf8 = new TreeMap<>(ALIPAY_FIELDS);
+        utf8.put("charset", "utf-8");
+
+        assertThatThrownBy(() -> scheme.verify(formRequest(alipayForm(current, gbk))))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.getMessage()).contains("GBK").contains("utf-8");
+                });
+        scheme.verify(formRequest(alipayForm(current, utf8)));
+    }
+
+    @Test
     void should_check_a_form_the_http_server_parsed_into_fields() throws Exception {
         RsaSignatureScheme scheme = alipay(current.publicKeyBase64());
         Map<String, String> parsed = RsaSignatureScheme.form(alipayForm(current, ALIPAY_FIELDS));
