@@ -260,6 +260,25 @@ public abstract class AlipayAdapterSuite extends OneRuntimeSuite {
         assertThat(app.column("A-10", "payment_status")).isEqualTo("Paid");
     }
 
+    @Test
+    void should_answer_no_success_when_the_database_cannot_decide_so_alipay_delivers_it_again() throws Exception {
+        app.createOrder("A-11", "10.00", "CNY");
+        Map<String, String> paid = signed(alipay, trade("N-11", "A-11", "TRADE_SUCCESS", "10.00"));
+        Response r;
+        app.execute("ALTER TABLE orders RENAME TO orders_unreachable");
+        try {
+            r = notify(paid);
+        } finally {
+            app.execute("ALTER TABLE orders_unreachable RENAME TO orders");
+        }
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(500);
+        assertThat(r.body()).isNotEqualTo("success");
+        assertThat(app.column("A-11", "payment_status")).isEqualTo("Pending");
+        assertSuccess(notify(paid));
+        assertThat(app.column("A-11", "payment_status")).isEqualTo("Paid");
+    }
+
     static Map<String, String> with(Map<String, String> fields, String name, String value) {
         Map<String, String> copy = new LinkedHashMap<>(fields);
         copy.put(name, value);
