@@ -51,7 +51,9 @@ import org.apache.camel.Exchange;
  *
  * On success the exchange carries the verified property the canonical mapping requires and the body is the exact bytes
  * received, as text; with a form body its fields, decoded, are the exchange property {@value #FORM_FIELDS} (a map a
- * route reads as {@code ${exchangeProperty.gatewayForm[out_trade_no]}}). Any failure answers {@code 401 invalid-signature} and names no key or signature.
+ * route reads as {@code ${exchangeProperty.gatewayForm[out_trade_no]}}). Any failure answers {@code 401
+ * invalid-signature} (a form whose {@code charsetField} names another charset than UTF-8: {@code 400}) and names no key
+ * or signature.
  */
 public class RsaSignatureScheme implements CamelContextAware {
 
@@ -355,8 +357,8 @@ public class RsaSignatureScheme implements CamelContextAware {
     }
 
     /**
-     * Public keys: {@code serial=<base64 DER or PEM>} entries separated by commas or spaces, or PEM blocks or bare base64
-     * DER entries (as Alipay's console shows its public key; then known by no serial, so tried only without
+     * Public keys: {@code serial=<base64 DER or PEM>} entries separated by commas or spaces, or PEM blocks or bare
+     * base64 DER entries (as Alipay's console shows its public key; then known by no serial, so tried only without
      * {@code serialHeader}); {@code file:<path>} for PEM in a file.
      */
     public void setPublicKeys(String publicKeys) {
