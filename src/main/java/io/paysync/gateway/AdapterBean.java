@@ -29,11 +29,14 @@ public abstract class AdapterBean implements CamelContextAware {
     }
 
     /**
-     * The request is the gateway's: the body becomes its text, exactly the bytes that were checked, and the exchange
-     * carries {@link Schemes#VERIFIED}, without which the canonical mapping refuses it.
+     * The request is the gateway's: the body becomes its text, exactly the bytes that were checked (a form the HTTP
+     * server parsed, null here, stays as parsed), and the exchange carries {@link Schemes#VERIFIED}, without which
+     * the canonical mapping refuses it.
      */
     protected static void verified(Exchange exchange, String body) {
-        exchange.getMessage().setBody(body);
+        if (body != null) {
+            exchange.getMessage().setBody(body);
+        }
         exchange.setProperty(Schemes.VERIFIED, Boolean.TRUE);
     }
 

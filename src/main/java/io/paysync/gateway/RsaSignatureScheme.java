@@ -1,6 +1,7 @@
 package io.paysync.gateway;
 
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.http.ApiException;
 import io.paysync.http.RequestChecks;
 import io.paysync.http.StrictUtf8;
 import java.io.ByteArrayInputStream;
@@ -33,7 +34,8 @@ import org.apache.camel.Exchange;
  * <ul>
  *   <li>{@code signedString}: the template of the signed string; {@code {body}} is the exact body received,
  *       {@code {header:Name}} a request header, {@code {form}} the body's form fields except {@code excludedFields},
- *       sorted by name and joined {@code k=v&...}. WeChat Pay v3:
+ *       sorted by name and joined {@code k=v&...}; a field with an empty value is left out unless
+ *       {@code emptyFieldsSigned} (Alipay's SDK leaves it out). WeChat Pay v3:
  *       {@code {header:Wechatpay-Timestamp}\n{header:Wechatpay-Nonce}\n{body}\n}; Alipay: {@code {form}}.
  *   <li>{@code signatureHeader} (WeChat Pay: {@code Wechatpay-Signature}) or {@code signatureField}, a form field
  *       (Alipay: {@code sign}).
@@ -45,7 +47,10 @@ import org.apache.camel.Exchange;
  * </ul>
  *
  * On success the exchange carries the verified property the canonical mapping requires and the body is the exact bytes
- * received, as text. Any failure answers {@code 401 invalid-signature} and names no key or signature.
+ * received, as text; with a form body its fields, decoded, are the exchange property {@value #FORM_FIELDS} (a map a
+ * route reads as {@code ${exchangeProperty.gatewayForm[out_trade_no]}}). Any failure answers {@code 401
+ * invalid-signature} (a form whose {@code charsetField} names another charset than UTF-8: {@code 400}) and names no key
+ * or signature.
  */
 public class RsaSignatureScheme extends AdapterBean {
 
@@ -53,6 +58,9 @@ public class RsaSignatureScheme extends AdapterBean {
     private static final Pattern PEM_BLOCK =
             Pattern.compile("-----BEGIN ([A-Z ]+)-----([A-Za-z0-9+/=\\s]+)-----END \\1-----");
     private static final String ANY_SERIAL = "";
+
+    /** The exchange property that holds a verified form body's fields, by name. */
+    public static final String FORM_FIELDS = "gatewayForm";
 
     private String signedString = "{body}";
     private String signatureHeader;
@@ -62,6 +70,8 @@ public class RsaSignatureScheme extends AdapterBean {
     private long toleranceSeconds = 300;
     private String algorithm = "SHA256withRSA";
     private Set<String> excludedFields = Set.of("sign", "sign_type");
+    private boolean emptyFieldsSigned;
+    private String charsetField;
     private final Map<String, List<PublicKey>> keys = new LinkedHashMap<>();
 
     public RsaSignatureScheme() {
@@ -85,17 +95,32 @@ public class RsaSignatureScheme extends AdapterBean {
         }
     }
 
-    /** Checks size and signature of the request; then the body is the exact bytes received, as text. */
+    /**
+     * Checks size and signature of the request; then the body is the exact bytes received, as text, or the form's
+     * fields as the HTTP server parsed them.
+     */
     public void verify(Exchange exchange) {
-        byte[] raw = RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES);
+        Object parsed = exchange.getMessage().getBody();
         if (!isEnabled() || keys.isEmpty()) {
             throw Schemes.invalid("This gateway adapter has no key to check signatures with");
         }
-        String body = StrictUtf8.decode(raw);
-        if (body == null) {
-            throw Schemes.invalid("The body is not UTF-8");
+        String body;
+        Map<String, String> form;
+        if (parsed instanceof Map<?, ?> fields) {
+            // platform-http (Vert.x) parses an application/x-www-form-urlencoded body itself and keeps no raw bytes:
+            // its decoded fields are all there is to check.
+            if (signedString.contains("{body}")) {
+                throw Schemes.invalid("The body is a form, but this gateway signs its raw bytes");
+            }
+            body = null;
+            form = form(fields);
+        } else {
+            body = StrictUtf8.decode(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES));
+            if (body == null) {
+                throw Schemes.invalid("The body is not UTF-8");
+            }
+            form = signedString.contains("{form}") || signatureField != null ? form(body) : Map.of();
         }
-        Map<String, String> form = signedString.contains("{form}") || signatureField != null ? form(body) : Map.of();
         String signature = signatureHeader != null
                 ? exchange.getMessage().getHeader(signatureHeader, String.class)
                 : form.get(signatureField);
@@ -117,15 +142,31 @@ public class RsaSignatureScheme extends AdapterBean {
                     toleranceSeconds,
                     clock());
         }
+        checkCharset(form);
         List<PublicKey> candidates = candidates(exchange);
         byte[] signed = signedString(exchange, body, form).getBytes(StandardCharsets.UTF_8);
         for (PublicKey key : candidates) {
             if (verifies(key, signed, sig)) {
+                if (!form.isEmpty()) {
+                    exchange.setProperty(FORM_FIELDS, form);
+                }
                 verified(exchange, body);
                 return;
             }
         }
         throw Schemes.invalid("No valid signature");
+    }
+
+    /**
+     * The form's fields are read, and their signed string checked, as UTF-8: a gateway that names another charset in
+     * a field (Alipay's {@code charset=GBK}) signed other bytes, which are lost once the HTTP server decoded them.
+     */
+    private void checkCharset(Map<String, String> form) {
+        String charset = charsetField == null ? null : form.get(charsetField);
+        if (charset != null && !charset.isEmpty() && !charset.trim().matches("(?i)utf-?8")) {
+            throw ApiException.malformed("The " + charsetField + " field is " + charset.trim()
+                    + "; only utf-8 is read here (send charset=utf-8 with the gateway's requests)");
+        }
     }
 
     private List<PublicKey> candidates(Exchange exchange) {
@@ -182,7 +223,9 @@ public class RsaSignatureScheme extends AdapterBean {
     private String sortedForm(Map<String, String> form) {
         StringBuilder out = new StringBuilder();
         for (Map.Entry<String, String> e : new TreeMap<>(form).entrySet()) {
-            if (excludedFields.contains(e.getKey())) {
+            if (excludedFields.contains(e.getKey())
+                    || (!emptyFieldsSigned
+                            && (e.getKey().isEmpty() || e.getValue().isEmpty()))) {
                 continue;
             }
             if (!out.isEmpty()) {
@@ -191,6 +234,19 @@ public class RsaSignatureScheme extends AdapterBean {
             out.append(e.getKey()).append('=').append(e.getValue());
         }
         return out.toString();
+    }
+
+    /** A form the HTTP server parsed: a field given twice (a list of values) is refused, as in a raw body. */
+    static Map<String, String> form(Map<?, ?> parsed) {
+        Map<String, String> fields = new LinkedHashMap<>();
+        for (Map.Entry<?, ?> e : parsed.entrySet()) {
+            Object value = e.getValue();
+            if (value instanceof Iterable<?> || value instanceof Object[]) {
+                throw Schemes.invalid("A form field is given more than once");
+            }
+            fields.put(String.valueOf(e.getKey()), value == null ? "" : String.valueOf(value));
+        }
+        return fields;
     }
 
     /** The fields of an {@code application/x-www-form-urlencoded} body; a field given twice is refused. */
@@ -263,8 +319,22 @@ public class RsaSignatureScheme extends AdapterBean {
     }
 
     /**
-     * Public keys: {@code serial=<base64 DER or PEM>} entries separated by commas or spaces, or PEM blocks (then known
-     * by no serial, so tried only without {@code serialHeader}); {@code file:<path>} for PEM in a file.
+     * Whether a form field with an empty value is part of {@code {form}} as {@code k=}; by default it is left out, as
+     * Alipay's SDK builds the string it checks ({@code AlipaySignature.getSignCheckContentV1}).
+     */
+    public void setEmptyFieldsSigned(boolean emptyFieldsSigned) {
+        this.emptyFieldsSigned = emptyFieldsSigned;
+    }
+
+    /** The form field that names the charset the gateway encoded the fields in ({@code charset} for Alipay). */
+    public void setCharsetField(String charsetField) {
+        this.charsetField = Schemes.blankToNull(charsetField);
+    }
+
+    /**
+     * Public keys: {@code serial=<base64 DER or PEM>} entries separated by commas or spaces, or PEM blocks or bare
+     * base64 DER entries (as Alipay's console shows its public key; then known by no serial, so tried only without
+     * {@code serialHeader}); {@code file:<path>} for PEM in a file.
      */
     public void setPublicKeys(String publicKeys) {
         if (publicKeys == null || publicKeys.isBlank()) {
@@ -284,9 +354,13 @@ public class RsaSignatureScheme extends AdapterBean {
         for (int i = 0; i < entries.size(); i++) {
             String entry = entries.get(i);
             int eq = entry.indexOf('=');
-            if (eq <= 0) {
-                throw new InvalidSettingsException(
-                        List.of(keySetting() + ": public key #" + (i + 1) + " must have the form serial=<base64 DER>"));
+            if (eq < 0 || entry.substring(eq).matches("=+")) {
+                add(ANY_SERIAL, publicKey(entry, "public key #" + (i + 1)));
+                continue;
+            }
+            if (eq == 0) {
+                throw new InvalidSettingsException(List.of(
+                        keySetting() + ": public key #" + (i + 1) + " must be base64 DER or serial=<base64 DER>"));
             }
             String serial = entry.substring(0, eq).toUpperCase(Locale.ROOT);
             String value = Schemes.pemText(entry.substring(eq + 1), keySetting());

@@ -26,7 +26,8 @@ public class HttpResponder implements Processor {
         }
         int status;
         Object body;
-        if (failure instanceof ApiException api) {
+        ApiException api = refusal(failure);
+        if (api != null) {
             status = api.status();
             body = error(api.code(), api.getMessage());
         } else if (failure != null) {
@@ -52,6 +53,19 @@ public class HttpResponder implements Processor {
         // A Vert.x Buffer, not a byte[]: Camel 4.18's platform-http-vertx writes a Buffer at once, but turns a byte[]
         // into an InputStream pumped through blocking reads on the worker pool, on every response.
         out.setBody(Buffer.buffer(Json.write(body)));
+    }
+
+    /**
+     * The refusal a failure is or wraps: a bean a route calls from an expression ({@code ${bean:...}}, as an adapter
+     * converts an amount) has its refusal wrapped in Camel's expression exception, and it keeps its status and code.
+     */
+    static ApiException refusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ApiException api) {
+                return api;
+            }
+        }
+        return null;
     }
 
     public static Map<String, String> error(String code, String message) {

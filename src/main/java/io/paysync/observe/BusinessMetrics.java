@@ -70,7 +70,8 @@ public class BusinessMetrics implements SyncObserver {
             "adjustment-exceeds-amount",
             "reversal-without-chargeback",
             "adjustment-conflict",
-            "adjustment-not-pending");
+            "adjustment-not-pending",
+            "foreign-app");
 
     /** An adjustment's sync states; any but Pending only for a Final one (the table's check). */
     static final List<String> ADJUSTMENT_SYNC_STATUSES =

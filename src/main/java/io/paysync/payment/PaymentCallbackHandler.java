@@ -365,6 +365,34 @@ public class PaymentCallbackHandler implements Processor {
         return ApiReply.ok(ANSWERS.get(PaymentRules.OUTCOME_IGNORED));
     }
 
+    private static final Pattern ANOMALY_KIND = Pattern.compile("[a-z][a-z0-9-]{0,31}");
+
+    /**
+     * An authentic event that an adapter route refuses for good on a check of its own, one no later delivery can pass
+     * (an Alipay notification whose {@code app_id} is another merchant app's): exchange properties {@code refusal},
+     * the anomaly's kind and the answer's error code, and {@code refusalDetail}, its text, plus {@code orderNumber}
+     * and {@code transactionId} when the event names them. Recorded as an anomaly once per event id and answered
+     * {@code 200 {"outcome": "refused", ...}}, as the rules' own refusals for good are, so the gateway stops
+     * delivering it. A route that sets no valid {@code refusal} is a route bug: refused loudly.
+     */
+    public ApiReply refuseEvent(Exchange exchange) {
+        requireVerified(exchange);
+        PaymentRules.Source source = mappedSource(exchange);
+        String kind = exchange.getProperty("refusal", String.class);
+        if (kind == null || !ANOMALY_KIND.matcher(kind).matches()) {
+            throw new IllegalStateException("Route " + exchange.getFromRouteId()
+                    + " refuses an event without a refusal kind (lower-case, at most 32 characters)");
+        }
+        String detail = exchange.getProperty("refusalDetail", kind, String.class);
+        rules.recordRefusal(
+                source,
+                kind,
+                exchange.getProperty("orderNumber", String.class),
+                exchange.getProperty("transactionId", String.class),
+                detail);
+        return refusedForGood(new ApiException(422, kind, detail));
+    }
+
     /** A header that must appear once; repeated values make the request unverifiable. */
     private static String single(Message in, String name) {
         Object value = in.getHeader(name);

@@ -327,6 +327,20 @@ public final class PaymentRules {
         }
     }
 
+    /**
+     * An authentic gateway event that its adapter route refuses on a check of its own, before any rule runs (an
+     * Alipay notification for another merchant app): recorded as an anomaly of {@code kind}, once per event when the
+     * gateway delivers it again.
+     */
+    public void recordRefusal(Source source, String kind, String orderNumber, String transactionId, String detail) {
+        String text = source.says() + detail;
+        if (source.redelivered()) {
+            orders.recordAnomalyOncePerEvent(kind, orderNumber, transactionId, source.id(), text);
+        } else {
+            orders.recordAnomaly(kind, orderNumber, transactionId, source.id(), text);
+        }
+    }
+
     // ----- Adjustments: refunds, chargebacks and their reversals of a Paid order (AdjustmentRules) -----
 
     /**

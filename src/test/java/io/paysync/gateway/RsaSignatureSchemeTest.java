@@ -225,6 +225,54 @@ class RsaSignatureSchemeTest {
     }
 
     @Test
+    void should_leave_a_field_with_an_empty_value_out_of_the_signed_string_as_alipays_sdk_does() throws Exception {
+        RsaSignatureScheme scheme = alipay(current.publicKeyPem());
+        String form = alipayForm(current, ALIPAY_FIELDS);
+
+        scheme.verify(formRequest(form + "&body="));
+
+        RsaSignatureScheme signsEmpty = alipay(current.publicKeyPem());
+        signsEmpty.setEmptyFieldsSigned(true);
+        assertRefused(signsEmpty, formRequest(form + "&body="));
+    }
+
+    @Test
+    void should_refuse_clearly_a_form_whose_charset_field_is_not_utf8() throws Exception {
+        RsaSignatureScheme scheme = alipay(current.publicKeyPem());
+        scheme.setCharsetField("charset");
+        Map<String, String> gbk = new TreeMap<>(ALIPAY_FIELDS);
+        gbk.put("charset", "GBK");
+        Map<String, String> utf8 = new TreeMap<>(ALIPAY_FIELDS);
+        utf8.put("charset", "utf-8");
+
+        assertThatThrownBy(() -> scheme.verify(formRequest(alipayForm(current, gbk))))
+                .isInstanceOfSatisfying(ApiException.class, e -> {
+                    assertThat(e.status()).isEqualTo(400);
+                    assertThat(e.getMessage()).contains("GBK").contains("utf-8");
+                });
+        scheme.verify(formRequest(alipayForm(current, utf8)));
+    }
+
+    @Test
+    void should_check_a_form_the_http_server_parsed_into_fields() throws Exception {
+        RsaSignatureScheme scheme = alipay(current.publicKeyBase64());
+        Map<String, String> parsed = RsaSignatureScheme.form(alipayForm(current, ALIPAY_FIELDS));
+        Exchange exchange = new DefaultExchange(camel);
+        exchange.getMessage().setBody(new java.util.LinkedHashMap<Object, Object>(parsed));
+
+        scheme.verify(exchange);
+
+        assertThat(exchange.getProperty(RsaSignatureScheme.FORM_FIELDS, Map.class))
+                .containsEntry("out_trade_no", "ORD-1001")
+                .containsEntry("subject", "订单 ORD-1001");
+        Map<Object, Object> twice = new java.util.LinkedHashMap<>(parsed);
+        twice.put("total_amount", java.util.List.of("88.88", "0.01"));
+        Exchange repeated = new DefaultExchange(camel);
+        repeated.getMessage().setBody(twice);
+        assertRefused(scheme, repeated);
+    }
+
+    @Test
     void should_refuse_to_start_without_a_key_or_with_a_key_that_is_not_one() {
         RsaSignatureScheme none = new RsaSignatureScheme();
         none.setSignatureHeader("Wechatpay-Signature");
