@@ -11,6 +11,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.PublicKey;
 import java.security.Signature;
+import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.security.spec.X509EncodedKeySpec;
@@ -28,8 +29,9 @@ import org.apache.camel.Exchange;
 
 /**
  * A gateway's RSA signature (SHA256withRSA, base64) over a string built from the request, checked with the gateway's
- * public key or X.509 certificate. Everything that differs between gateways is a bean property, so an adapter route
- * declares one in its {@code beans:} and needs no Java:
+ * public key or X.509 certificate; or its SM2 signature ({@code algorithm: SM3withSM2}, SM2 keys and certificates,
+ * see {@link Sm2}). Everything that differs between gateways is a bean property, so an adapter route declares one in
+ * its {@code beans:} and needs no Java:
  *
  * <ul>
  *   <li>{@code signedString}: the template of the signed string; {@code {body}} is the exact body received,
@@ -84,6 +86,13 @@ public class RsaSignatureScheme extends AdapterBean {
             return;
         }
         requireKeys(!keys.isEmpty());
+        boolean sm2 = Sm2.names(algorithm);
+        for (PublicKey key : keys.values().stream().flatMap(List::stream).toList()) {
+            if (Sm2.isSm2Key(key) != sm2) {
+                throw new InvalidSettingsException(List.of(keySetting() + ": a key is "
+                        + (sm2 ? "not an SM2" : "an SM2") + " key, and the signature algorithm is " + algorithm));
+            }
+        }
         if ((signatureHeader == null) == (signatureField == null)) {
             throw new InvalidSettingsException(
                     List.of("An RSA signature scheme needs exactly one of signatureHeader and signatureField"));
@@ -186,7 +195,7 @@ public class RsaSignatureScheme extends AdapterBean {
 
     private boolean verifies(PublicKey key, byte[] signed, byte[] sig) {
         try {
-            Signature verifier = Signature.getInstance(algorithm);
+            Signature verifier = Sm2.names(algorithm) ? Sm2.signature() : Signature.getInstance(algorithm);
             verifier.initVerify(key);
             verifier.update(signed);
             return verifier.verify(sig);
@@ -303,12 +312,18 @@ public class RsaSignatureScheme extends AdapterBean {
         this.toleranceSeconds = toleranceSeconds;
     }
 
-    /** The JCA signature algorithm; {@code SHA256withRSA} (WeChat Pay, Alipay RSA2) unless the gateway says other. */
+    /**
+     * The JCA signature algorithm; {@code SHA256withRSA} (WeChat Pay, Alipay RSA2) unless the gateway says other;
+     * {@code SM3withSM2} for SM2 keys.
+     */
     public void setAlgorithm(String algorithm) {
         try {
-            Signature.getInstance(algorithm);
+            if (!Sm2.names(algorithm)) {
+                Signature.getInstance(algorithm);
+            }
         } catch (GeneralSecurityException e) {
-            throw new InvalidSettingsException(List.of("The signature algorithm " + algorithm + " is not available"));
+            throw new InvalidSettingsException(List.of("The signature algorithm " + algorithm
+                    + " is not available (SHA256withRSA and the JDK's other RSA algorithms, or SM3withSM2)"));
         }
         this.algorithm = algorithm;
     }
@@ -384,8 +399,7 @@ public class RsaSignatureScheme extends AdapterBean {
             }
             try {
                 byte[] der = Base64.getMimeDecoder().decode(pem.group(2).replaceAll("\\s", ""));
-                X509Certificate cert = (X509Certificate)
-                        CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
+                X509Certificate cert = certificate(der);
                 add(cert.getSerialNumber().toString(16).toUpperCase(Locale.ROOT), cert.getPublicKey());
             } catch (GeneralSecurityException | IllegalArgumentException e) {
                 throw new InvalidSettingsException(List.of(keySetting() + ": certificate #" + n + " cannot be read"));
@@ -396,12 +410,25 @@ public class RsaSignatureScheme extends AdapterBean {
         }
     }
 
+    /** The JDK's reading of a certificate; BouncyCastle's for one the JDK cannot read, as an SM2 one. */
+    private static X509Certificate certificate(byte[] der) throws GeneralSecurityException {
+        try {
+            return (X509Certificate)
+                    CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(der));
+        } catch (CertificateException e) {
+            return Sm2.certificate(der);
+        }
+    }
+
+    /** An RSA or SM2 key, told apart by its own algorithm, so it reads the same whatever order properties come in. */
     private PublicKey publicKey(String base64, String which) {
         try {
             byte[] der = Base64.getMimeDecoder().decode(base64.replaceAll("\\s", ""));
-            return KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(der));
+            PublicKey sm2 = Sm2.publicKey(der);
+            return sm2 != null ? sm2 : KeyFactory.getInstance("RSA").generatePublic(new X509EncodedKeySpec(der));
         } catch (GeneralSecurityException | IllegalArgumentException e) {
-            throw new InvalidSettingsException(List.of(keySetting() + ": " + which + " is not an RSA public key"));
+            throw new InvalidSettingsException(
+                    List.of(keySetting() + ": " + which + " is not an RSA or SM2 public key"));
         }
     }
 

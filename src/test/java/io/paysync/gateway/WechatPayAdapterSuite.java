@@ -6,6 +6,7 @@ import io.paysync.support.LogHygiene;
 import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
 import java.time.Instant;
+import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -24,20 +25,28 @@ public abstract class WechatPayAdapterSuite extends OneRuntimeSuite {
     static GatewayKeys platform;
     static GatewayKeys stranger;
 
+    /** The platform's key pair and certificate: RSA, as WeChat Pay signs unless set up for SM2. */
+    protected GatewayKeys platformKeys(String name) throws Exception {
+        return GatewayKeys.generate(name);
+    }
+
+    /** The adapter's settings besides its switch, certificates and key: none, so application.properties' defaults. */
+    protected Map<String, String> moreSettings() {
+        return Map.of();
+    }
+
     /** The adapter on, with the platform's certificate and the APIv3 key; the key kept out of the log. */
     @Override
     protected Map<String, String> settings() throws Exception {
         LogHygiene.SECRETS.add(APIV3_KEY);
         LogHygiene.SECRETS.add(OTHER_APIV3_KEY);
-        platform = GatewayKeys.generate("wechatpay-platform");
-        stranger = GatewayKeys.generate("wechatpay-stranger");
-        return Map.of(
-                "paysync.adapters.wechatpay.enabled",
-                "true",
-                "paysync.adapters.wechatpay.platform-certificates",
-                platform.certificatePem(),
-                "paysync.adapters.wechatpay.apiv3-key",
-                APIV3_KEY);
+        platform = platformKeys("wechatpay-platform");
+        stranger = platformKeys("wechatpay-stranger");
+        Map<String, String> settings = new HashMap<>(moreSettings());
+        settings.put("paysync.adapters.wechatpay.enabled", "true");
+        settings.put("paysync.adapters.wechatpay.platform-certificates", platform.certificatePem());
+        settings.put("paysync.adapters.wechatpay.apiv3-key", APIV3_KEY);
+        return settings;
     }
 
     static String notification(String apiv3Key, String eventId, String orderNumber, long fen) throws Exception {
