@@ -165,7 +165,8 @@ class ChaosRunTest {
     private final ExecutorService lanes = Executors.newCachedThreadPool();
 
     private Workers workers;
-    private GatewayStatusStub gateway;
+    /** The gateway's status API, where the expiry closes payments and last-moment payments are taken. */
+    private GatewayStatusStub statusApi;
     /** The moments of the last-moment payments, kept apart from the slow work so that each comes on time. */
     private final ScheduledExecutorService lateMoments = Executors.newScheduledThreadPool(2);
     /** Each last-moment payment, done once its callback (if any) is answered. */
@@ -189,7 +190,7 @@ class ChaosRunTest {
                 ThirdPartyStub stub = ThirdPartyStub.start();
                 GatewayStatusStub gatewayStub = GatewayStatusStub.start();
                 HikariDataSource observer = observer(db)) {
-            gateway = gatewayStub;
+            statusApi = gatewayStub;
             stub.idempotent(!LOOKUP);
             List<String> urls = new ArrayList<>(List.of(stub.url()));
             for (int i = 1; i < WORKERS; i++) {
@@ -207,7 +208,7 @@ class ChaosRunTest {
             for (int i = 0; i < ORDERS; i++) {
                 orders.add("CH-" + i);
             }
-            ExecutorService shop = Executors.newFixedThreadPool(6);
+            ExecutorService gateway = Executors.newFixedThreadPool(6);
             try {
                 System.out.printf("chaos run: workers up after %d s%n", secondsSince(started));
 
@@ -220,7 +221,7 @@ class ChaosRunTest {
                 for (String order : orders) {
                     seeds.put(order, plan.nextLong());
                 }
-                runAll(shop, orders, order -> deliverCallbacks(order, new Random(seeds.get(order))));
+                runAll(gateway, orders, order -> deliverCallbacks(order, new Random(seeds.get(order))));
                 System.out.printf("chaos run: callbacks delivered after %d s%n", secondsSince(started));
                 CompletableFuture.allOf(latePayments.toArray(CompletableFuture[]::new))
                         .get(5, TimeUnit.MINUTES);
@@ -243,7 +244,7 @@ class ChaosRunTest {
                 workers.restartAllDead();
                 awaitSettled(observer, started);
             } finally {
-                shop.shutdownNow();
+                gateway.shutdownNow();
                 lateMoments.shutdownNow();
                 lanes.shutdownNow();
                 workers.closeAll();
@@ -392,7 +393,7 @@ class ChaosRunTest {
      */
     private void deliverCallbacks(String order, Random r) throws Exception {
         if (r.nextDouble() < LATE_SHARE) {
-            gateway.answer(order, GatewayStatusStub.Answer.pending(order));
+            statusApi.answer(order, GatewayStatusStub.Answer.pending(order));
             createOrder(order);
             payLate(order, System.nanoTime(), r);
             return;
@@ -452,15 +453,15 @@ class ChaosRunTest {
     }
 
     /**
-     * A customer who pays at the last moment: the gateway is asked to take the payment between 1 s before and 3.5 s
-     * after the order's expiry is due, while the expiry closes the payment there (a close follows the due time by one
-     * to two seconds: the next round, then two requests to the gateway, under load). A payment taken has its success
-     * callback delivered at once (60 %), 1-5 s later, after the expiry has asked the gateway (25 %), or never (only the
-     * close's status answer brings it).
+     * A customer who pays at the last moment: the gateway is asked to take the payment between 1 s before and 5 s
+     * after the order's expiry is due, while the expiry closes the payment there (a close follows the due time by a
+     * few seconds under load: the next round of some worker, then two requests to the gateway). A payment taken has
+     * its success callback delivered at once (60 %), 1-5 s later, after the expiry has asked the gateway (25 %), or
+     * never (only the close's status answer brings it).
      */
     private void payLate(String order, long createdNanos, Random r) {
         lateOrders.add(order);
-        long offsetMs = -1_000 + r.nextInt(4_501);
+        long offsetMs = -1_000 + r.nextInt(6_001);
         double fate = r.nextDouble();
         long callbackDelayMs = fate < 0.6 ? 0 : fate < 0.85 ? 1_000 + r.nextInt(4_001) : -1;
         long dueNanos = createdNanos + TimeUnit.SECONDS.toNanos(WINDOW_SECONDS);
@@ -469,7 +470,7 @@ class ChaosRunTest {
         latePayments.add(done);
         lateMoments.schedule(
                 () -> {
-                    boolean taken = gateway.pay(order, "gw_" + order, AMOUNT, "EUR");
+                    boolean taken = statusApi.pay(order, "gw_" + order, AMOUNT, "EUR");
                     history.add(new History.GatewayPayment(order, taken, offsetMs, System.nanoTime()));
                     if (!taken || callbackDelayMs < 0) {
                         done.complete(null);
@@ -1119,8 +1120,9 @@ class ChaosRunTest {
     /** What the gateway holds, after the run, for each order paid at the last moment. */
     private void recordGatewayStates() {
         for (String order : lateOrders) {
-            String state =
-                    gateway.holdsSucceededPayment(order) ? "succeeded" : gateway.isClosed(order) ? "closed" : "open";
+            String state = statusApi.holdsSucceededPayment(order)
+                    ? "succeeded"
+                    : statusApi.isClosed(order) ? "closed" : "open";
             history.add(new History.GatewayState(order, state));
         }
     }
@@ -1304,7 +1306,7 @@ class ChaosRunTest {
             tuning.put("paysync.payment.window-seconds", String.valueOf(WINDOW_SECONDS));
             tuning.put("paysync.payment.close-route", "direct:gateway-close");
             tuning.put("paysync.payment.close-timeout-ms", "2000");
-            tuning.put("paysync.gateway.status-url", gateway.url());
+            tuning.put("paysync.gateway.status-url", statusApi.url());
             if (LOOKUP) {
                 tuning.put("paysync.third-party.idempotent-create", "false");
                 tuning.put("paysync.third-party.lookup-enabled", "true");
