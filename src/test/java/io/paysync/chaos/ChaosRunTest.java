@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.paysync.payment.PaymentRules;
 import io.paysync.support.DatabaseAvailable;
+import io.paysync.support.GatewayStatusStub;
 import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestDatabase;
@@ -36,11 +38,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -73,6 +78,15 @@ import org.junit.jupiter.api.io.TempDir;
  * third party holds per adjustment: A1 (never sent before it is Final, nor before its order's record, nor a reversal
  * before its chargeback's; the third party also counts creates that named no record, which must stay zero) and A2
  * (each Final adjustment of a synced order Completed with its one record's id).
+ * <p>
+ * The expiry runs with a short payment window and closes each due payment at the gateway first (E1), through
+ * {@code routes/gateway-close.camel.yaml} and a stand-in for the gateway's status API ({@link GatewayStatusStub}).
+ * Each order is created just before the gateway acts on it, so the window runs from then. A share of the orders is
+ * paid by a customer at the last moment, just before, at or just after the expiry is due: the stand-in takes the
+ * payment only while the order is not closed, and a success taken is delivered at once, late, or never (then only the
+ * close's status answer brings it). The checker's E1 rule: no order Expired while the gateway took its payment, every
+ * payment taken ends Paid and synced, every order closed without a payment ends Expired. The orders no customer pays
+ * expire too, the close finding no payment for them.
  * <p>
  * Short by default (1,000 orders, in {@code .ci/run}). The long run:
  * {@code mvn test -Dtest=ChaosRunTest -Dpaysync.chaos.orders=10000}. {@code -Dpaysync.chaos.seed=N} replays the
@@ -109,6 +123,15 @@ class ChaosRunTest {
     private static final int AMOUNT_CENTS = 1234;
     /** The share of orders the shop cancels at some point. */
     private static final double CANCELLED_SHARE = 0.1;
+    /** The share of orders a customer pays at the last moment, racing the expiry's close at the gateway. */
+    private static final double LATE_SHARE = 0.12;
+    /**
+     * The payment window: long enough for every other order to be paid, failed or cancelled well before it (they are
+     * acted on as soon as created), short enough that the last-moment payments fall within the run.
+     */
+    private static final int WINDOW_SECONDS = 8;
+    /** How often each worker looks for due orders, so a close follows the due time within half a second. */
+    private static final int EXPIRY_PERIOD_MS = 500;
     /** The share of the other orders that are refunded or charged back once acknowledged Paid. */
     private static final double ADJUSTED_SHARE = 0.15;
 
@@ -117,6 +140,8 @@ class ChaosRunTest {
     private static final String REVERSAL = "chargeback-reversed";
     private static final String UNSYNCED = "SELECT COUNT(*) FROM orders WHERE payment_status = 'Paid'"
             + " AND sync_status NOT IN ('Completed', 'Failed')";
+    /** Orders neither paid, failed, cancelled nor expired: past the window, each must have been closed and expired. */
+    private static final String PENDING = "SELECT COUNT(*) FROM orders WHERE payment_status = 'Pending'";
     /**
      * Final adjustments of synced orders not yet sent; a reversal whose chargeback was handed to an operator waits for
      * them, so it is not waited for here.
@@ -141,6 +166,16 @@ class ChaosRunTest {
     private final ExecutorService lanes = Executors.newCachedThreadPool();
 
     private Workers workers;
+    /** The gateway's status API, where the expiry closes payments and last-moment payments are taken. */
+    private GatewayStatusStub statusApi;
+    /** The moments of the last-moment payments, kept apart from the slow work so that each comes on time. */
+    private final ScheduledExecutorService lateMoments = Executors.newScheduledThreadPool(2);
+    /** Each last-moment payment, done once its callback (if any) is answered. */
+    private final ConcurrentLinkedQueue<CompletableFuture<Void>> latePayments = new ConcurrentLinkedQueue<>();
+    /** The orders paid at the last moment, whose payment the stand-in knows. */
+    private final Set<String> lateOrders = ConcurrentHashMap.newKeySet();
+    /** Orders whose payment the gateway stand-in knows: the late ones, and those whose callbacks it sends. */
+    private final Set<String> gatewayOrders = ConcurrentHashMap.newKeySet();
     /** The third party's count of adjustment creates that named no record (A1): must stay zero. */
     private int adjustmentsBeforeTheirRecord;
 
@@ -156,7 +191,9 @@ class ChaosRunTest {
         long started = System.nanoTime();
         try (TestDatabase db = TestDatabase.postgres();
                 ThirdPartyStub stub = ThirdPartyStub.start();
+                GatewayStatusStub gatewayStub = GatewayStatusStub.start();
                 HikariDataSource observer = observer(db)) {
+            statusApi = gatewayStub;
             stub.idempotent(!LOOKUP);
             List<String> urls = new ArrayList<>(List.of(stub.url()));
             for (int i = 1; i < WORKERS; i++) {
@@ -176,10 +213,9 @@ class ChaosRunTest {
             }
             ExecutorService gateway = Executors.newFixedThreadPool(6);
             try {
-                runAll(gateway, orders, this::createOrder);
-                System.out.printf("chaos run: %d orders created after %d s%n", ORDERS, secondsSince(started));
+                System.out.printf("chaos run: workers up after %d s%n", secondsSince(started));
 
-                // Chaos starts once the orders exist: faults at the third party, kills, terminated connections.
+                // Chaos starts once the workers are up: faults at the third party, kills, terminated connections.
                 stub.faults(request -> thirdPartyFault());
                 ScheduledExecutorService chaosThreads = Executors.newScheduledThreadPool(2);
                 chaosThreads.submit(this::killAtRandom);
@@ -190,6 +226,9 @@ class ChaosRunTest {
                 }
                 runAll(gateway, orders, order -> deliverCallbacks(order, new Random(seeds.get(order))));
                 System.out.printf("chaos run: callbacks delivered after %d s%n", secondsSince(started));
+                CompletableFuture.allOf(latePayments.toArray(CompletableFuture[]::new))
+                        .get(5, TimeUnit.MINUTES);
+                System.out.printf("chaos run: last-moment payments made after %d s%n", secondsSince(started));
 
                 // The faults go on while the sync catches up (all but 1 % of the Paid orders), then stop.
                 try {
@@ -209,10 +248,12 @@ class ChaosRunTest {
                 awaitSettled(observer, started);
             } finally {
                 gateway.shutdownNow();
+                lateMoments.shutdownNow();
                 lanes.shutdownNow();
                 workers.closeAll();
             }
             recordFinalStates(observer, stub);
+            recordGatewayStates();
             adjustmentsBeforeTheirRecord = stub.adjustmentsBeforeTheirRecord();
         }
         HistoryChecker.Result result = HistoryChecker.check(history);
@@ -300,7 +341,14 @@ class ChaosRunTest {
                 .hasEntrySatisfying(
                         "adjustments Final, sync Completed", n -> assertThat(n).isPositive())
                 .hasEntrySatisfying(
-                        "third-party adjustment records", n -> assertThat(n).isPositive());
+                        "third-party adjustment records", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying("  late payments taken", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  late payments refused after close",
+                        n -> assertThat(n).isPositive())
+                .hasEntrySatisfying(
+                        "  late payments Paid by the close", n -> assertThat(n).isPositive())
+                .hasEntrySatisfying("final Expired/Pending", n -> assertThat(n).isPositive());
         // The faults met adjustment creates too: an error status, and a record created whose answer was lost.
         assertThat(result.figures().keySet())
                 .as(report)
@@ -342,10 +390,18 @@ class ChaosRunTest {
     /**
      * What a real gateway does to one order, chosen per order: pays it (sometimes delivering the callback again, or
      * twice at once), fails it then maybe pays it, pays it then sends a late failure, forges or mismatches a callback
-     * first, or never calls back; or the shop cancels it on the way ({@link #cancelAndPay}). Some orders, once
-     * acknowledged Paid, are then refunded or charged back ({@link #deliverAdjustments}).
+     * first, or never calls back (the order expires); or the shop cancels it on the way ({@link #cancelAndPay}); or a
+     * customer pays at the last moment ({@link #payLate}). Some orders, once acknowledged Paid, are then refunded or
+     * charged back ({@link #deliverAdjustments}).
      */
     private void deliverCallbacks(String order, Random r) throws Exception {
+        if (r.nextDouble() < LATE_SHARE) {
+            statusApi.answer(order, GatewayStatusStub.Answer.pending(order));
+            createOrder(order);
+            payLate(order, System.nanoTime(), r);
+            return;
+        }
+        createOrder(order);
         String txn = "gw_" + order;
         byte[] success = PaysyncInstance.callbackBody(order, txn, AMOUNT, "EUR", "succeeded")
                 .getBytes(StandardCharsets.UTF_8);
@@ -358,6 +414,16 @@ class ChaosRunTest {
         }
         List<String> outcomes = new ArrayList<>();
         double p = r.nextDouble();
+        // The gateway knows what its callbacks say, so the expiry's close, when a callback is held up past the window
+        // by the kills, hears the payment rather than "unknown": E1 holds for every order, not only the late ones.
+        if (p < 0.92) {
+            gatewayOrders.add(order);
+        }
+        if (p < 0.73 || (p >= 0.82 && p < 0.92)) {
+            statusApi.answer(order, GatewayStatusStub.Answer.payment(order, txn, AMOUNT, "EUR", "succeeded"));
+        } else if (p < 0.82) {
+            statusApi.answer(order, GatewayStatusStub.Answer.payment(order, txn, AMOUNT, "EUR", "failed"));
+        }
         if (p < 0.55) {
             outcomes.add(deliver(order, CallbackKind.SUCCESS, success, signed));
             if (r.nextDouble() < 0.3) {
@@ -397,6 +463,53 @@ class ChaosRunTest {
         if (adjusted && outcomes.stream().anyMatch(ChaosRunTest::paid)) {
             deliverAdjustments(order, new Random(adjustmentPlan));
         }
+    }
+
+    /**
+     * A customer who pays at the last moment: the gateway is asked to take the payment between 1 s before and 5 s
+     * after the order's expiry is due, while the expiry closes the payment there (a close follows the due time by a
+     * few seconds under load: the next round of some worker, then two requests to the gateway). A payment taken has
+     * its success callback delivered at once (60 %), 1-5 s later, after the expiry has asked the gateway (25 %), or
+     * never (only the close's status answer brings it).
+     */
+    private void payLate(String order, long createdNanos, Random r) {
+        lateOrders.add(order);
+        long offsetMs = -1_000 + r.nextInt(6_001);
+        double fate = r.nextDouble();
+        long callbackDelayMs = fate < 0.6 ? 0 : fate < 0.85 ? 1_000 + r.nextInt(4_001) : -1;
+        long dueNanos = createdNanos + TimeUnit.SECONDS.toNanos(WINDOW_SECONDS);
+        long waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(dueNanos - System.nanoTime()) + offsetMs);
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        latePayments.add(done);
+        lateMoments.schedule(
+                () -> {
+                    boolean taken = statusApi.pay(order, "gw_" + order, AMOUNT, "EUR");
+                    history.add(new History.GatewayPayment(order, taken, offsetMs, System.nanoTime()));
+                    if (!taken || callbackDelayMs < 0) {
+                        done.complete(null);
+                        return;
+                    }
+                    CompletableFuture.runAsync(
+                                    () -> {
+                                        sleep(callbackDelayMs);
+                                        deliverQuietly(order, CallbackKind.SUCCESS, success(order), null);
+                                    },
+                                    lanes)
+                            .whenComplete((v, e) -> {
+                                if (e != null) {
+                                    done.completeExceptionally(e);
+                                } else {
+                                    done.complete(null);
+                                }
+                            });
+                },
+                waitMs,
+                TimeUnit.MILLISECONDS);
+    }
+
+    private static byte[] success(String order) {
+        return PaysyncInstance.callbackBody(order, "gw_" + order, AMOUNT, "EUR", "succeeded")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static boolean paid(String outcome) {
@@ -945,14 +1058,19 @@ class ChaosRunTest {
                     .pollInterval(Duration.ofSeconds(1))
                     .until(() -> {
                         workers.restartAllDead();
-                        return count(observer, UNSYNCED) == 0 && count(observer, UNSYNCED_ADJUSTMENTS) == 0;
+                        return count(observer, UNSYNCED) == 0
+                                && count(observer, UNSYNCED_ADJUSTMENTS) == 0
+                                && count(observer, PENDING) == 0;
                     });
         } catch (ConditionTimeoutException e) {
             // the checker reports what never settled as lost
         }
         System.out.printf(
-                "chaos run: settled after %d s (%d Paid orders, %d adjustments not yet synced)%n",
-                secondsSince(started), count(observer, UNSYNCED), count(observer, UNSYNCED_ADJUSTMENTS));
+                "chaos run: settled after %d s (%d Paid orders, %d adjustments not yet synced, %d orders Pending)%n",
+                secondsSince(started),
+                count(observer, UNSYNCED),
+                count(observer, UNSYNCED_ADJUSTMENTS),
+                count(observer, PENDING));
     }
 
     private void recordFinalStates(HikariDataSource observer, ThirdPartyStub stub) throws SQLException {
@@ -998,11 +1116,29 @@ class ChaosRunTest {
                             rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4), rs.getString(5)));
                 }
             }
+            try (ResultSet rs = s.executeQuery("SELECT order_number FROM order_transitions WHERE machine = 'payment'"
+                    + " AND to_status = 'Paid' AND cause = '" + PaymentRules.EXPIRY_CLOSE_CAUSE + "'")) {
+                while (rs.next()) {
+                    history.add(new History.PaidByClose(rs.getString(1)));
+                }
+            }
             try (ResultSet rs = s.executeQuery("SELECT kind, order_number, webhook_id FROM anomalies")) {
                 while (rs.next()) {
                     history.add(new History.Anomaly(rs.getString(1), rs.getString(2), rs.getString(3)));
                 }
             }
+        }
+    }
+
+    /** What the gateway holds, after the run, for each order whose payment it knows. */
+    private void recordGatewayStates() {
+        Set<String> known = new HashSet<>(gatewayOrders);
+        known.addAll(lateOrders);
+        for (String order : known) {
+            String state = statusApi.holdsSucceededPayment(order)
+                    ? "succeeded"
+                    : statusApi.isClosed(order) ? "closed" : "open";
+            history.add(new History.GatewayState(order, state));
         }
     }
 
@@ -1180,7 +1316,12 @@ class ChaosRunTest {
             tuning.put("paysync.db.pool-size", "6");
             tuning.put("camel.resilience4j.waitDurationInOpenState", "1");
             tuning.put("camel.main.jmxEnabled", "false");
-            tuning.put("paysync.payment.expiry-enabled", "false");
+            tuning.put("paysync.payment.expiry-enabled", "true");
+            tuning.put("paysync.payment.expiry-period-ms", String.valueOf(EXPIRY_PERIOD_MS));
+            tuning.put("paysync.payment.window-seconds", String.valueOf(WINDOW_SECONDS));
+            tuning.put("paysync.payment.close-route", "direct:gateway-close");
+            tuning.put("paysync.payment.close-timeout-ms", "2000");
+            tuning.put("paysync.gateway.status-url", statusApi.url());
             if (LOOKUP) {
                 tuning.put("paysync.third-party.idempotent-create", "false");
                 tuning.put("paysync.third-party.lookup-enabled", "true");

@@ -16,8 +16,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * delivery may or may not have taken effect), every cancel the shop sent and every refund or chargeback event the
  * gateway sent, with their answers, every request the third party received with the order's payment status read from
  * the database at that moment, every adjustment request with the adjustment's and its order's state at that moment,
- * every answer it gave (and whether it created a record), every fault the run injected, and after the run each
- * order's final state, its adjustments with the records the third party holds for them, its payment and adjustment
+ * every answer it gave (and whether it created a record), every fault the run injected, every payment a customer made
+ * at the gateway near its order's expiry (taken or refused), and after the run each order's final state, what the
+ * gateway holds for it, its adjustments with the records the third party holds for them, its payment and adjustment
  * history and the anomalies recorded. {@link HistoryChecker} judges it afterwards.
  */
 public final class History {
@@ -44,7 +45,10 @@ public final class History {
                     Final,
                     StoredAdjustment,
                     Transition,
-                    Anomaly {}
+                    Anomaly,
+                    GatewayPayment,
+                    GatewayState,
+                    PaidByClose {}
 
     /**
      * One payment callback delivery and its answer (status 0: no answer, e.g. the worker was killed); {@code outcome}
@@ -164,6 +168,21 @@ public final class History {
 
     /** An anomaly recorded, after the run settled. */
     public record Anomaly(String kind, String order, String webhookId) implements Event {}
+
+    /**
+     * A customer paying at the gateway around the order's expiry ({@code offsetMillis} from its due time): taken, or
+     * refused because the expiry had closed the payment there.
+     */
+    public record GatewayPayment(String order, boolean taken, long offsetMillis, long atNanos) implements Event {}
+
+    /**
+     * After the run, what the gateway holds for an order whose payment it knew: {@code open}, {@code closed} (no
+     * payment taken from then on) or {@code succeeded}.
+     */
+    public record GatewayState(String order, String state) implements Event {}
+
+    /** After the run: an order made Paid by the gateway's answer to the expiry's close, not by a callback. */
+    public record PaidByClose(String order) implements Event {}
 
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
 

@@ -11,6 +11,9 @@ import io.paysync.support.history.History.CallbackKind;
 import io.paysync.support.history.History.Cancel;
 import io.paysync.support.history.History.Fault;
 import io.paysync.support.history.History.Final;
+import io.paysync.support.history.History.GatewayPayment;
+import io.paysync.support.history.History.GatewayState;
+import io.paysync.support.history.History.PaidByClose;
 import io.paysync.support.history.History.Request;
 import io.paysync.support.history.History.StoredAdjustment;
 import io.paysync.support.history.History.Transition;
@@ -57,8 +60,12 @@ import java.util.stream.Collectors;
  * adjustments by the total rule or exceeds its amount (A4); a refusal the history shows was wrong (a refund refused as
  * exceeding the amount although everything that could have been held then still left room for it, a reversal refused
  * although its chargeback had been acknowledged before it was sent); an adjustment create that refers to another
- * record than its order's (or its chargeback's); a request about an adjustment nobody stored.</li>
+ * record than its order's (or its chargeback's); a request about an adjustment nobody stored; E1: an order Expired
+ * while the gateway took its payment, or one the gateway closed without a payment that did not end Expired (nor
+ * Cancelled by the shop).</li>
  * </ul>
+ * A payment the gateway took for an order the shop did not cancel, whose order did not end Paid (nor Expired), is
+ * lost too (E1).
  * Dead-lettered Paid orders and Failed or Manual adjustments are counted apart: they are not lost (an operator sees
  * them), but a run that expects none can require zero.
  */
@@ -142,6 +149,10 @@ public final class HistoryChecker {
                 group(history.all(AdjustmentAnswer.class), AdjustmentAnswer::order);
         Map<String, List<AdjustmentRecords>> adjustmentRecords =
                 group(history.all(AdjustmentRecords.class), AdjustmentRecords::order);
+        Map<String, List<GatewayPayment>> gatewayPayments =
+                group(history.all(GatewayPayment.class), GatewayPayment::order);
+        Map<String, GatewayState> gatewayStates = new HashMap<>();
+        history.all(GatewayState.class).forEach(g -> gatewayStates.put(g.order(), g));
 
         Map<String, Map<String, String>> problems = new TreeMap<>();
         Set<String> everyOrder = new TreeSet<>(finals.keySet());
@@ -153,6 +164,7 @@ public final class HistoryChecker {
         everyOrder.addAll(stored.keySet());
         everyOrder.addAll(adjustmentRequests.keySet());
         everyOrder.addAll(adjustmentAnswers.keySet());
+        everyOrder.addAll(gatewayPayments.keySet());
 
         for (String order : everyOrder) {
             Final end = finals.get(order);
@@ -229,6 +241,8 @@ public final class HistoryChecker {
                     adjustmentAnswers.getOrDefault(order, List.of()),
                     adjustmentRecords.getOrDefault(order, List.of()),
                     problems);
+            checkGatewayClose(
+                    order, end, gatewayPayments.getOrDefault(order, List.of()), gatewayStates.get(order), problems);
         }
         for (AdjustmentRequest r : history.all(AdjustmentRequest.class)) {
             if (r.order() == null) {
@@ -277,6 +291,18 @@ public final class HistoryChecker {
                         TreeMap::new,
                         Collectors.summingInt(a -> 1)))
                 .forEach(figures::put);
+        List<GatewayPayment> late = history.all(GatewayPayment.class);
+        Set<String> takenLate = late.stream()
+                .filter(GatewayPayment::taken)
+                .map(GatewayPayment::order)
+                .collect(Collectors.toSet());
+        figures.put("late payments tried", late.size());
+        figures.put("  late payments taken", takenLate.size());
+        figures.put("  late payments refused after close", (int)
+                late.stream().filter(g -> !g.taken()).count());
+        figures.put("  late payments Paid by the close", (int) history.all(PaidByClose.class).stream()
+                .filter(p -> takenLate.contains(p.order()))
+                .count());
         figures.put("third-party requests", history.all(Request.class).size());
         history.all(Answer.class).stream()
                 .collect(Collectors.groupingBy(
@@ -830,6 +856,35 @@ public final class HistoryChecker {
             default -> {
                 return null;
             }
+        }
+    }
+
+    /**
+     * E1, for an order whose payment the gateway knew: it never ends Expired while the gateway took its payment; a
+     * payment taken ends with the order Paid (by its callback or by the gateway's answer to the close; synced as any
+     * Paid order, which the rules above check) unless the shop cancelled it; an order the gateway closed without a
+     * payment ends Expired, or Cancelled by the shop.
+     */
+    private static void checkGatewayClose(
+            String order,
+            Final end,
+            List<GatewayPayment> payments,
+            GatewayState state,
+            Map<String, Map<String, String>> problems) {
+        boolean taken = payments.stream().anyMatch(GatewayPayment::taken)
+                || (state != null && "succeeded".equals(state.state()));
+        String ended = end.paymentStatus();
+        if (taken && "Expired".equals(ended)) {
+            flag(problems, UNEXPECTED, order, "E1: Expired, but the gateway took its payment");
+        } else if (taken && !"Paid".equals(ended) && !CANCELLED.equals(ended)) {
+            flag(problems, LOST, order, "E1: the gateway took its payment, but the order ended " + ended);
+        }
+        if (!taken
+                && state != null
+                && "closed".equals(state.state())
+                && !"Expired".equals(ended)
+                && !CANCELLED.equals(ended)) {
+            flag(problems, UNEXPECTED, order, "E1: closed at the gateway without a payment, but it ended " + ended);
         }
     }
 

@@ -13,6 +13,9 @@ import io.paysync.support.history.History.Callback;
 import io.paysync.support.history.History.CallbackKind;
 import io.paysync.support.history.History.Cancel;
 import io.paysync.support.history.History.Final;
+import io.paysync.support.history.History.GatewayPayment;
+import io.paysync.support.history.History.GatewayState;
+import io.paysync.support.history.History.PaidByClose;
 import io.paysync.support.history.History.Request;
 import io.paysync.support.history.History.StoredAdjustment;
 import io.paysync.support.history.History.Transition;
@@ -122,6 +125,66 @@ class HistoryCheckerTest {
         history.add(end("A", "Pending", "Pending", null));
 
         assertThat(HistoryChecker.check(history).valid()).isTrue();
+    }
+
+    // ----- Late payments and the expiry's close at the gateway (E1) -----
+
+    @Test
+    void should_pass_late_payments_paid_by_callback_or_by_the_close_and_one_refused_after_the_close() {
+        history.add(new GatewayPayment("A", true, -400, ++clock));
+        history.add(new GatewayState("A", "succeeded"));
+        paidAndSynced("A", "rec-a");
+        history.add(new GatewayPayment("B", true, 100, ++clock)); // its callback never came: the close's answer
+        history.add(new GatewayState("B", "succeeded"));
+        history.add(new Request("B", "POST", "B", 0, "Paid", ++clock));
+        history.add(new Answer("B", "POST", "NONE", 201, "rec-b", true, ++clock));
+        history.add(new PaidByClose("B"));
+        history.add(end("B", "Paid", "Completed", "rec-b"));
+        history.add(new GatewayPayment("C", false, 900, ++clock));
+        history.add(new GatewayState("C", "closed"));
+        history.add(end("C", "Expired", "Pending", null));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.valid()).as(r.report()).isTrue();
+        assertThat(r.figures())
+                .containsEntry("  late payments taken", 2)
+                .containsEntry("  late payments refused after close", 1)
+                .containsEntry("  late payments Paid by the close", 1);
+    }
+
+    @Test
+    void should_flag_an_order_expired_while_the_gateway_holds_its_payment_and_a_taken_one_left_pending() {
+        history.add(new GatewayPayment("A", true, 300, ++clock));
+        history.add(new GatewayState("A", "succeeded"));
+        history.add(new Callback("A", CallbackKind.SUCCESS, "msg_A", 0, 409, "order-final", ++clock, ++clock));
+        history.add(end("A", "Expired", "Pending", null));
+        history.add(new GatewayPayment("B", true, -200, ++clock));
+        history.add(new GatewayState("B", "succeeded"));
+        history.add(end("B", "Pending", "Pending", null));
+        history.add(new GatewayPayment("C", false, 700, ++clock));
+        history.add(new GatewayState("C", "closed"));
+        history.add(end("C", "Pending", "Pending", null));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.problems().get(HistoryChecker.UNEXPECTED))
+                .containsOnly(
+                        entry("A", "E1: Expired, but the gateway took its payment"),
+                        entry("C", "E1: closed at the gateway without a payment, but it ended Pending"));
+        assertThat(r.problems().get(HistoryChecker.LOST))
+                .containsOnly(entry("B", "E1: the gateway took its payment, but the order ended Pending"));
+    }
+
+    @Test
+    void should_pass_a_payment_taken_for_an_order_the_shop_cancelled() {
+        cancelled("A");
+        history.add(new GatewayState("A", "succeeded"));
+        history.add(end("A", "Cancelled", "Pending", null));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.valid()).as(r.report()).isTrue();
     }
 
     // ----- Cancellations (C1) -----
