@@ -76,12 +76,8 @@ public class PaymentExpiry {
     // Created on the first round: the context has started by then.
     private volatile ProducerTemplate template;
 
-    /** @param workerId this instance's name in the history of the orders it expires */
-    public PaymentExpiry(Database db, Clock clock, Duration window, String workerId) {
-        this(db, clock, window, workerId, null, null, null, null);
-    }
-
     /**
+     * @param workerId this instance's name in the history of the orders it expires
      * @param closeRoute the endpoint that closes a payment at the gateway, or null to expire without closing
      */
     public PaymentExpiry(
