@@ -2,8 +2,6 @@ package io.paysync.payment;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.http.Json;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.component.http.HttpMethods;
@@ -53,13 +51,7 @@ public class GatewayClose {
 
     /** The status question, as reconciliation asks it. */
     public void statusRequest(Exchange exchange) {
-        Message m = exchange.getMessage();
-        String orderNumber = exchange.getProperty("orderNumber", String.class);
-        m.removeHeaders("*");
-        m.setHeader(Exchange.HTTP_METHOD, HttpMethods.GET);
-        m.setHeader(Exchange.HTTP_QUERY, "orderNumber=" + URLEncoder.encode(orderNumber, StandardCharsets.UTF_8));
-        m.setHeader("Accept", "application/json");
-        m.setBody(null);
+        PaymentReconciliation.askStatus(exchange.getMessage(), exchange.getProperty("orderNumber", String.class));
     }
 
     /** The status answer in the close route's shape: as the gateway gave it, {@code unknown} for a 404, or none. */

@@ -142,12 +142,17 @@ public class PaymentReconciliation {
     public void statusRequest(Exchange exchange) {
         Candidate candidate = exchange.getMessage().getBody(Candidate.class);
         exchange.setProperty("candidate", candidate);
-        Message m = exchange.getMessage();
+        askStatus(exchange.getMessage(), candidate.orderNumber());
+    }
+
+    /**
+     * The status API's question about one order, also the generic close route's: GET with the order number encoded,
+     * none of the caller's headers sent.
+     */
+    static void askStatus(Message m, String orderNumber) {
         m.removeHeaders("*");
         m.setHeader(Exchange.HTTP_METHOD, HttpMethods.GET);
-        m.setHeader(
-                Exchange.HTTP_QUERY,
-                "orderNumber=" + URLEncoder.encode(candidate.orderNumber(), StandardCharsets.UTF_8));
+        m.setHeader(Exchange.HTTP_QUERY, "orderNumber=" + URLEncoder.encode(orderNumber, StandardCharsets.UTF_8));
         m.setHeader("Accept", "application/json");
         m.setBody(null);
     }
