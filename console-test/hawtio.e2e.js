@@ -314,10 +314,17 @@ async function main() {
     });
 
     await step("a route's source as YAML, the language it is written in", async () => {
-      await page.getByText('payment-callback', { exact: true }).first().click();
-      await page.getByText('Operations', { exact: true }).first().click();
+      // The route in the tree, then its Operations tab; both are clicked again should the diagram of the routes
+      // folder, still rendering on a loaded machine, have taken the click or the view back.
       const operation = page.locator('li.pf-v6-c-data-list__item').filter({
         has: page.getByText('dumpRouteAsYaml()', { exact: true }) }).first();
+      for (let attempt = 0; attempt < 5; attempt++) {
+        await page.getByText('payment-callback', { exact: true }).first().click();
+        await page.getByText('Operations', { exact: true }).first().click();
+        if (await operation.waitFor({ timeout: 10000 }).then(() => true, () => false)) {
+          break;
+        }
+      }
       await operation.waitFor({ timeout: TIMEOUT_MS });
       await operation.locator('button').first().click();
       await operation.getByRole('button', { name: 'Execute', exact: true }).click();
