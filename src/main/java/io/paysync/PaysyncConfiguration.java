@@ -29,6 +29,7 @@ import io.paysync.payment.CallbackLog;
 import io.paysync.payment.CallbackSignatureVerifier;
 import io.paysync.payment.GatewayClose;
 import io.paysync.payment.GatewaySimulator;
+import io.paysync.payment.GatewayStatus;
 import io.paysync.payment.OrderCancellation;
 import io.paysync.payment.PaymentCallbackHandler;
 import io.paysync.payment.PaymentExpiry;
@@ -219,7 +220,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                                         .register(Observability.meterRegistry(context))),
                         Observability.callbackDuration(Observability.meterRegistry(context))));
         registry.bind("orderCancellation", new OrderCancellation(rules, orders));
-        registry.bind("paymentReconciliation", PaymentReconciliation.from(settings, context, rules, orders));
+        PaymentReconciliation reconciliation = PaymentReconciliation.from(settings, context, rules, orders);
+        registry.bind("paymentReconciliation", reconciliation);
         registry.bind(
                 "adminApi",
                 new AdminApi(
@@ -304,11 +306,13 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 PaymentExpiry.from(settings, context, database, clock, orders, rules, syncSettings.workerId());
         registry.bind("paymentExpiry", expiry);
         registry.bind("gatewayClose", new GatewayClose());
-        // Once every route file is loaded, before any route starts: the close route must be one of them.
+        registry.bind("gatewayStatus", new GatewayStatus());
+        // Once every route file is loaded, before any route starts: the close and status routes must be among them.
         context.addStartupListener(new StartupListener() {
             @Override
             public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
                 expiry.checkCloseRoute(camel);
+                reconciliation.checkStatusRoute(camel);
             }
 
             @Override

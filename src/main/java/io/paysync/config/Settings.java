@@ -38,7 +38,10 @@ public final class Settings {
      */
     static final List<String> MAY_BE_EMPTY = List.of(DB_PASSWORD);
 
-    /** Settings required only while the switch beside them is true (setting -> switch). */
+    /**
+     * Settings required only while the switch beside them is true (setting -> switch). The status URL only while
+     * reconciliation asks the gateway status API, not an adapter's status route.
+     */
     static final Map<String, String> REQUIRED_WHILE =
             Map.of("paysync.gateway.status-url", "paysync.reconciliation.enabled");
 
@@ -131,7 +134,11 @@ public final class Settings {
             }
         }
         REQUIRED_WHILE.forEach((key, when) -> {
-            if (Boolean.parseBoolean(getOrDefault(when, "false")) && get(key).isEmpty()) {
+            boolean adapterStatus = key.equals("paysync.gateway.status-url")
+                    && !getOrDefault("paysync.reconciliation.status-route", "direct:gateway-status")
+                            .strip()
+                            .equals("direct:gateway-status");
+            if (Boolean.parseBoolean(getOrDefault(when, "false")) && !adapterStatus && get(key).isEmpty()) {
                 problems.add(missing(key) + "; it is needed while " + when + " is true");
             }
         });

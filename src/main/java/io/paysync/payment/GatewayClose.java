@@ -9,11 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The requests and answers of {@code routes/gateway-close.camel.yaml}, the close route for the gateway status API
+ * The close request of {@code routes/gateway-close.camel.yaml}, the close route for the gateway status API
  * reconciliation asks ({@link PaymentReconciliation}): {@code POST {status-url}/payments/close} with
- * {@code {"orderNumber": n}}, then the status question. The route ends with the status API's answer, or
- * {@code {"orderNumber", "status": "unknown"}} for an order the gateway has no payment for, or no body when the
- * gateway did not take the close or its status answer is an error: then the order stays Pending.
+ * {@code {"orderNumber": n}}, then the status question through {@code direct:gateway-status} ({@link GatewayStatus}),
+ * whose answer the route ends with; no body when the gateway did not take the close: then the order stays Pending.
  */
 public class GatewayClose {
 
@@ -47,30 +46,5 @@ public class GatewayClose {
                 exchange.getProperty("orderNumber"),
                 exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE));
         exchange.getMessage().setBody(null);
-    }
-
-    /** The status question, as reconciliation asks it. */
-    public void statusRequest(Exchange exchange) {
-        PaymentReconciliation.askStatus(exchange.getMessage(), exchange.getProperty("orderNumber", String.class));
-    }
-
-    /** The status answer in the close route's shape: as the gateway gave it, {@code unknown} for a 404, or none. */
-    public void statusAnswer(Exchange exchange) {
-        Message m = exchange.getMessage();
-        Integer status = m.getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
-        String orderNumber = exchange.getProperty("orderNumber", String.class);
-        if (status != null && status == 404) {
-            m.setBody(Json.write(Json.MAPPER
-                    .createObjectNode()
-                    .put("orderNumber", orderNumber)
-                    .put("status", "unknown")));
-        } else if (status == null || status != 200) {
-            LOG.warn("Order {}: the gateway status API answered HTTP {} after the close", orderNumber, status);
-            m.setBody(null);
-        } else {
-            m.setBody(m.getBody(byte[].class));
-        }
-        m.removeHeaders("*");
-        m.setHeader("orderNumber", orderNumber);
     }
 }

@@ -2,7 +2,7 @@ package io.paysync.payment;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.RouteSetting;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.db.TransitionLog;
@@ -22,9 +22,6 @@ import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
 import org.apache.camel.ProducerTemplate;
-import org.apache.camel.model.Model;
-import org.apache.camel.model.RouteDefinition;
-import org.apache.camel.support.EndpointHelper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
@@ -118,6 +115,7 @@ public class PaymentExpiry {
         boolean gatewayClose = GATEWAY_CLOSE.equals(closeRoute);
         if (gatewayClose) {
             PaymentReconciliation.statusUrl(settings, context);
+            PaymentReconciliation.gatewayStatusRoute(context);
         }
         context.getPropertiesComponent().addOverrideProperty(GATEWAY_CLOSE_ENABLED, String.valueOf(gatewayClose));
         return new PaymentExpiry(db, clock, window, workerId, closeRoute, orders, rules, context);
@@ -131,16 +129,7 @@ public class PaymentExpiry {
         if (closeRoute == null) {
             return;
         }
-        List<RouteDefinition> routes =
-                camel.getCamelContextExtension().getContextPlugin(Model.class).getRouteDefinitions();
-        boolean found = routes.stream()
-                .anyMatch(r -> r.getInput() != null
-                        && EndpointHelper.matchEndpoint(camel, r.getInput().getEndpointUri(), closeRoute));
-        if (!found) {
-            throw new InvalidSettingsException(List.of(CLOSE_ROUTE + " is '" + closeRoute
-                    + "', but no route starts from it (a route file in routes/ or routes/adapters/ must have it as"
-                    + " its from)"));
-        }
+        RouteSetting.requireFrom(camel, CLOSE_ROUTE, closeRoute);
     }
 
     /** @return how many orders expired now */

@@ -3,14 +3,13 @@ package io.paysync.payment;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.RouteSetting;
 import io.paysync.config.SafeUrl;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
 import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.order.OrderRepository;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -18,7 +17,6 @@ import java.util.Set;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-import org.apache.camel.component.http.HttpMethods;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,10 +28,13 @@ import org.slf4j.LoggerFactory;
  * answer) changes nothing: the order is asked again in a later round until it is final or expires.
  *
  * <p>
- * The status API answers {@code GET {status-url}/payments?orderNumber=<n>} with
+ * The question goes to the status route, {@code paysync.reconciliation.status-route}: {@code direct:gateway-status}
+ * for the gateway status API ({@link GatewayStatus}), or an adapter's. It ends with
  * {@code {"orderNumber", "transactionId", "amount", "currency", "status"}}, status {@code succeeded}, {@code failed}
- * or {@code pending} (for {@code pending} only orderNumber and status are needed), or {@code 404} for an order it has
- * no payment for; {@code closed}, a payment the expiry closed ({@link PaymentExpiry}), is left to the expiry. A {@code succeeded} answer may list what happened to the payment since, as {@code "adjustments"}:
+ * or {@code pending} (for {@code pending} only orderNumber and status are needed), {@code unknown} for an order the
+ * gateway has no payment for, or no body for an error; {@code closed}, a payment the expiry closed
+ * ({@link PaymentExpiry}), is left to the expiry. A {@code succeeded} answer may list what happened to the payment
+ * since, as {@code "adjustments"}:
  * refund and chargeback events in the signed callback's shape ({@code docs/gateways.md}); each goes through the same
  * rules once the payment is Paid, so one the callback already brought changes nothing; one the rules refuse is an
  * anomaly, one that is not an adjustment event of the order is skipped with a warning, and neither keeps the payment
@@ -50,6 +51,11 @@ public class PaymentReconciliation {
 
     public static final String ENABLED = "paysync.reconciliation.enabled";
     public static final String STATUS_URL = "paysync.gateway.status-url";
+    public static final String STATUS_ROUTE = "paysync.reconciliation.status-route";
+    /** The status route of the gateway status API. */
+    public static final String GATEWAY_STATUS = "direct:gateway-status";
+    /** Whether {@code direct:gateway-status} is created: when reconciliation or the generic close asks through it. */
+    public static final String GATEWAY_STATUS_ENABLED = "paysync.gateway.status-route.enabled";
 
     private static final Set<String> FINAL = Set.of("succeeded", "failed");
 
@@ -60,6 +66,7 @@ public class PaymentReconciliation {
     private final OrderRepository orders;
     private final Duration after;
     private final int batchSize;
+    private final String statusRoute;
 
     // Round state: one timer thread reads and writes it, and rounds never overlap.
     private volatile long afterId;
@@ -67,16 +74,18 @@ public class PaymentReconciliation {
     private volatile boolean gatewayDown;
     private volatile int changed;
 
-    public PaymentReconciliation(PaymentRules rules, OrderRepository orders, Duration after, int batchSize) {
+    public PaymentReconciliation(
+            PaymentRules rules, OrderRepository orders, Duration after, int batchSize, String statusRoute) {
         this.rules = rules;
         this.orders = orders;
         this.after = after;
         this.batchSize = batchSize;
+        this.statusRoute = statusRoute;
     }
 
     /**
-     * From the settings; with reconciliation on, checks the status URL and puts it back without a trailing slash (the
-     * route appends {@code /payments}).
+     * From the settings; with reconciliation on through the gateway status API, checks the status URL and puts it back
+     * without a trailing slash (the route appends {@code /payments}).
      */
     public static PaymentReconciliation from(
             Settings settings, CamelContext context, PaymentRules rules, OrderRepository orders) {
@@ -85,8 +94,14 @@ public class PaymentReconciliation {
         int batchSize = settings.getInt("paysync.reconciliation.batch-size", 50, 1, 1000);
         settings.routeInt("paysync.reconciliation.period-ms", 60_000, 100, 86_400_000);
         settings.routeInt("paysync.reconciliation.timeout-ms", 5000, 1, 600_000);
-        if (Boolean.parseBoolean(settings.getOrDefault(ENABLED, "false"))) {
+        boolean enabled = Boolean.parseBoolean(settings.getOrDefault(ENABLED, "false"));
+        String statusRoute = settings.getOrDefault(STATUS_ROUTE, GATEWAY_STATUS).strip();
+        context.getPropertiesComponent().addOverrideProperty(STATUS_ROUTE, statusRoute);
+        if (enabled && GATEWAY_STATUS.equals(statusRoute)) {
             statusUrl(settings, context);
+            gatewayStatusRoute(context);
+        }
+        if (enabled) {
             int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
             if (after.toSeconds() >= window) {
                 LOG.warn(
@@ -96,7 +111,22 @@ public class PaymentReconciliation {
                         window);
             }
         }
-        return new PaymentReconciliation(rules, orders, after, batchSize);
+        return new PaymentReconciliation(rules, orders, after, batchSize, enabled ? statusRoute : null);
+    }
+
+    /** Tells {@code direct:gateway-status} to exist: reconciliation or the generic close asks through it. */
+    public static void gatewayStatusRoute(CamelContext context) {
+        context.getPropertiesComponent().addOverrideProperty(GATEWAY_STATUS_ENABLED, "true");
+    }
+
+    /**
+     * Before any route starts: a status route that names no route would fail every round, and no lost callback would
+     * ever be found, so the start is refused instead.
+     */
+    public void checkStatusRoute(CamelContext camel) {
+        if (statusRoute != null) {
+            RouteSetting.requireFrom(camel, STATUS_ROUTE, statusRoute);
+        }
     }
 
     /**
@@ -138,22 +168,13 @@ public class PaymentReconciliation {
         return !gatewayDown;
     }
 
-    /** The status request for one order: nothing of the round's headers goes out, the order number is encoded. */
+    /** The question for the status route: the order's number in the header {@code orderNumber}, nothing else. */
     public void statusRequest(Exchange exchange) {
         Candidate candidate = exchange.getMessage().getBody(Candidate.class);
         exchange.setProperty("candidate", candidate);
-        askStatus(exchange.getMessage(), candidate.orderNumber());
-    }
-
-    /**
-     * The status API's question about one order, also the generic close route's: GET with the order number encoded,
-     * none of the caller's headers sent.
-     */
-    static void askStatus(Message m, String orderNumber) {
+        Message m = exchange.getMessage();
         m.removeHeaders("*");
-        m.setHeader(Exchange.HTTP_METHOD, HttpMethods.GET);
-        m.setHeader(Exchange.HTTP_QUERY, "orderNumber=" + URLEncoder.encode(orderNumber, StandardCharsets.UTF_8));
-        m.setHeader("Accept", "application/json");
+        m.setHeader("orderNumber", candidate.orderNumber());
         m.setBody(null);
     }
 
@@ -168,28 +189,23 @@ public class PaymentReconciliation {
         Candidate candidate = exchange.getProperty("candidate", Candidate.class);
         String orderNumber = candidate.orderNumber();
         afterId = candidate.id(); // answered: this order had its turn
-        Integer status = exchange.getMessage().getHeader(Exchange.HTTP_RESPONSE_CODE, Integer.class);
-        if (status != null && status == 404) {
-            LOG.debug("Order {}: the gateway has no payment for it; nothing changed", orderNumber);
-            return "unknown";
-        }
-        if (status == null || status != 200) {
+        byte[] body = exchange.getMessage().getBody(byte[].class);
+        if (body == null || body.length == 0) {
             LOG.warn(
-                    "Order {}: the gateway status API answered HTTP {}; nothing changed, asked again next round",
-                    orderNumber,
-                    status);
+                    "Order {}: the gateway's status answer is an error; nothing changed, asked again next round",
+                    orderNumber);
             return "error";
         }
         ObjectNode json;
         try {
-            json = Json.readObject(exchange.getMessage().getBody(byte[].class));
+            json = Json.readObject(body);
         } catch (ApiException e) {
-            LOG.warn("Order {}: the gateway status API's answer is not a JSON object; nothing changed", orderNumber);
+            LOG.warn("Order {}: the status route's answer is not a JSON object; nothing changed", orderNumber);
             return "error";
         }
         JsonNode answered = json.get("orderNumber");
         if (answered == null || !orderNumber.equals(answered.asText(null))) {
-            LOG.warn("Order {}: the gateway status API answered about another order; nothing changed", orderNumber);
+            LOG.warn("Order {}: the status route answered about another order; nothing changed", orderNumber);
             return "error";
         }
         JsonNode state = json.get("status");
@@ -198,12 +214,16 @@ public class PaymentReconciliation {
             LOG.debug("Order {}: the gateway says the payment is still pending", orderNumber);
             return "pending";
         }
+        if ("unknown".equals(value)) {
+            LOG.debug("Order {}: the gateway has no payment for it; nothing changed", orderNumber);
+            return "unknown";
+        }
         if ("closed".equals(value)) {
             LOG.debug("Order {}: the gateway closed the payment; the expiry makes the order Expired", orderNumber);
             return "closed";
         }
         if (!FINAL.contains(value)) {
-            LOG.warn("Order {}: the gateway status API answered an unknown status; nothing changed", orderNumber);
+            LOG.warn("Order {}: the status route answered an unknown status; nothing changed", orderNumber);
             return "unknown";
         }
         String outcome;
@@ -288,7 +308,7 @@ public class PaymentReconciliation {
         gatewayDown = true;
         // The class only: a message may quote the URL, and the URL may carry credentials.
         LOG.warn(
-                "Order {}: the gateway status API did not answer ({}); nothing changed, the round stops here and the "
+                "Order {}: the gateway did not answer the status question ({}); nothing changed, the round stops here and the "
                         + "next one starts with this order",
                 candidate == null ? "?" : candidate.orderNumber(),
                 e == null ? "unknown" : e.getClass().getName());

@@ -81,4 +81,21 @@ class ReconciliationSettingsTest {
         assertThat(context.getPropertiesComponent().resolveProperty("paysync.gateway.status-url"))
                 .hasValue("https://gateway.example/api");
     }
+
+    @Test
+    void should_need_no_status_url_when_an_adapter_answers_and_refuse_a_status_route_no_route_starts_from() {
+        Properties p = required();
+        p.put("paysync.reconciliation.enabled", "true");
+        p.put("paysync.reconciliation.status-route", "direct:wechatpay-status");
+        assertThatCode(() -> prod(p).checkRequired()).doesNotThrowAnyException();
+
+        DefaultCamelContext context = new DefaultCamelContext();
+        context.getPropertiesComponent().setInitialProperties(p);
+        PaymentReconciliation reconciliation =
+                PaymentReconciliation.from(new Settings(context, "prod"), context, null, null);
+        assertThatThrownBy(() -> reconciliation.checkStatusRoute(context))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("paysync.reconciliation.status-route is 'direct:wechatpay-status', but no route"
+                        + " starts from it");
+    }
 }
