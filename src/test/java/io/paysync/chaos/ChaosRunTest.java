@@ -88,14 +88,14 @@ import org.junit.jupiter.api.io.TempDir;
  * payment taken ends Paid and synced, every order closed without a payment ends Expired. The orders no customer pays
  * expire too, the close finding no payment for them.
  * <p>
- * Short by default (1,000 orders, in {@code .ci/run}). The long run:
+ * Short by default (600 orders, in {@code .ci/run}). The long run:
  * {@code mvn test -Dtest=ChaosRunTest -Dpaysync.chaos.orders=10000}. {@code -Dpaysync.chaos.seed=N} replays the
  * plan (the timing of a real run can never be replayed exactly).
  */
 @DatabaseAvailable(DatabaseAvailable.Kind.POSTGRESQL)
 class ChaosRunTest {
 
-    private static final int ORDERS = Integer.getInteger("paysync.chaos.orders", 1000);
+    private static final int ORDERS = Integer.getInteger("paysync.chaos.orders", 600);
     private static final long SEED = Long.getLong("paysync.chaos.seed", System.currentTimeMillis());
     private static final int WORKERS = 3;
     /**
