@@ -71,7 +71,8 @@ public class BusinessMetrics implements SyncObserver {
             "reversal-without-chargeback",
             "adjustment-conflict",
             "adjustment-not-pending",
-            "foreign-app");
+            "foreign-app",
+            "foreign-merchant");
 
     /** An adjustment's sync states; any but Pending only for a Final one (the table's check). */
     static final List<String> ADJUSTMENT_SYNC_STATUSES =

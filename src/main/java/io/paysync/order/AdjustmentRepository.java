@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -163,6 +164,18 @@ public class AdjustmentRepository {
             // The unique gateway id refused the row; the transaction, the order's total with it, is rolled back.
             return Recorded.DUPLICATE;
         }
+    }
+
+    /**
+     * Runs {@code work} in one transaction that first takes the order's row lock (the first lock of every adjustment's
+     * transaction, so it queues with them): what {@code work} reads of the order's adjustments stays true until it
+     * commits. {@code work} records through a {@link #withSavepoints()} repository, so a refusal undoes only its own.
+     */
+    public <T> T underOrderLock(String orderNumber, Supplier<T> work) {
+        return tx.execute(status -> {
+            jdbc.update(db.sql("lock-order-total"), new MapSqlParameterSource("orderNumber", orderNumber));
+            return work.get();
+        });
     }
 
     /**

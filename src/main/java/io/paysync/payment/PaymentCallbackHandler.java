@@ -232,6 +232,33 @@ public class PaymentCallbackHandler implements Processor {
     }
 
     /**
+     * {@code routes/adapters/}: a refund that the gateway reports by the total refunded so far of the order (Alipay's
+     * {@code refund_fee}), verified and mapped by the adapter route: exchange properties {@code adjustmentId} (the
+     * refund's id), {@code amount} (that total, major units), {@code currency} and {@code orderNumber} (or
+     * {@code paymentTransactionId}, as for {@link #handleMappedAdjustment}). What the gateway's earlier refunds of the
+     * order recorded is taken off and the rest recorded as this refund, Final ({@link PaymentRules#applyRefundedSoFar});
+     * a total they already reach is {@code already-recorded}. The same answers as {@link #handleMappedAdjustment}.
+     */
+    public ApiReply handleMappedRefundedSoFar(Exchange exchange) {
+        requireVerified(exchange);
+        PaymentRules.Source source = mappedSource(exchange);
+        String gateway = exchange.getProperty("gateway", "gateway", String.class);
+        String id = exchange.getProperty("adjustmentId", String.class);
+        ObjectNode fields = Json.MAPPER.createObjectNode();
+        fields.put(AdjustmentEvent.TYPE, "refund.succeeded");
+        fields.put("refundId", id);
+        fields.put("amount", exchange.getProperty("amount", String.class));
+        fields.put("currency", exchange.getProperty("currency", String.class));
+        fields.put("orderNumber", mappedOrder(exchange, source, "refund " + id));
+        try {
+            String outcome = rules.applyRefundedSoFar(AdjustmentEvent.parse(fields), source, gateway);
+            return ApiReply.ok(ANSWERS.get(outcome));
+        } catch (ApiException refused) {
+            return refusedForGood(refused);
+        }
+    }
+
+    /**
      * {@code routes/adapters/}: the refunds of one payment, as the gateway lists them (a Stripe charge's
      * {@code refunds.data}, or a single refund object), given as the exchange property {@code refunds}: each with
      * {@code id}, {@code amount} in the minor units of the unit table named by {@code amountUnits} (default

@@ -2,12 +2,16 @@ package io.paysync.payment;
 
 import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
+import io.paysync.order.Adjustment;
 import io.paysync.order.AdjustmentRepository;
+import io.paysync.order.AdjustmentStatus;
 import io.paysync.order.Money;
 import io.paysync.order.Order;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.PaymentStatus;
 import io.paysync.trace.OrderTrace;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Optional;
 import java.util.function.Consumer;
 import org.springframework.dao.DuplicateKeyException;
@@ -357,6 +361,54 @@ public final class PaymentRules {
             OrderTrace.outcome(news.orderNumber(), refused.code());
             throw refused;
         }
+    }
+
+    /**
+     * A refund that a gateway reports by the total refunded so far of the order (Alipay's {@code refund_fee}), not by
+     * its own amount: {@code news} carries that total as its amount. Decided under the order's row lock, so two
+     * reports of one order never both count the same money: what this gateway's refunds of the order already hold
+     * (those recorded from its events, cause {@code <gateway> event ...}, not Void) is taken off the total, and the
+     * rest, when there is any, is recorded as the refund {@code news.gatewayId()} by the usual rules. A total those
+     * refunds already reach is {@code already-recorded}: the same report again, or an earlier refund reported after a
+     * later one, whose money the later one's recording took in. The order's refunds from this gateway so add up to the
+     * largest total it reported, however often and in whatever order its reports come.
+     */
+    public String applyRefundedSoFar(AdjustmentRepository.News news, Source source, String gateway) {
+        String causePrefix = gateway + " event ";
+        AdjustmentRules withSavepoints =
+                new AdjustmentRules(orders.withSavepoints(), adjustmentRepository.withSavepoints());
+        Object decided = adjustmentRepository.underOrderLock(news.orderNumber(), () -> {
+            BigDecimal held = adjustmentRepository.forOrder(news.orderNumber()).stream()
+                    .filter(a -> Adjustment.REFUND.equals(a.kind())
+                            && a.status() != AdjustmentStatus.Void
+                            && a.cause() != null
+                            && a.cause().startsWith(causePrefix))
+                    .map(Adjustment::amount)
+                    .reduce(BigDecimal.ZERO, BigDecimal::add);
+            BigDecimal rest = news.amount().subtract(held);
+            if (rest.signum() <= 0) {
+                return AdjustmentRules.OUTCOME_ALREADY_RECORDED;
+            }
+            AdjustmentRepository.News step = new AdjustmentRepository.News(
+                    news.orderNumber(),
+                    news.gatewayId(),
+                    news.kind(),
+                    rest.setScale(news.amount().scale(), RoundingMode.UNNECESSARY),
+                    news.currency(),
+                    null,
+                    news.status());
+            try {
+                return withSavepoints.apply(step, source, outcome -> {});
+            } catch (ApiException refused) {
+                return refused; // thrown after the commit, which keeps the refusal's anomaly
+            }
+        });
+        if (decided instanceof ApiException refused) {
+            OrderTrace.outcome(news.orderNumber(), refused.code());
+            throw refused;
+        }
+        OrderTrace.outcome(news.orderNumber(), (String) decided);
+        return (String) decided;
     }
 
     /**

@@ -109,6 +109,157 @@ public abstract class AlipayAdapterSuite extends OneRuntimeSuite {
         assertThat(r.contentType()).startsWith("text/plain");
     }
 
+    /**
+     * The trade notification Alipay sends again after a refund: the trade's fields with refund_fee (the total refunded
+     * so far), gmt_refund and out_biz_no (the refund request's out_request_no; left out when null); TRADE_SUCCESS after
+     * a partial refund, TRADE_CLOSED with gmt_close after a full one.
+     */
+    static Map<String, String> refund(
+            String notifyId, String orderNumber, String status, String totalAmount, String refundFee, String outBizNo) {
+        Map<String, String> f = trade(notifyId, orderNumber, status, totalAmount);
+        f.put("refund_fee", refundFee);
+        f.put("gmt_refund", "2026-12-07 16:00:00.123");
+        if (outBizNo != null) {
+            f.put("out_biz_no", outBizNo);
+        }
+        if (status.equals("TRADE_CLOSED")) {
+            f.put("gmt_close", "2026-12-07 16:00:01");
+        }
+        return f;
+    }
+
+    void paid(String orderNumber, String amount) throws Exception {
+        app.createOrder(orderNumber, amount, "CNY");
+        assertSuccess(notify(signed(alipay, trade("N-PAY-" + orderNumber, orderNumber, "TRADE_SUCCESS", amount))));
+        assertThat(app.column(orderNumber, "payment_status")).isEqualTo("Paid");
+    }
+
+    Response refundNotice(String notifyId, String orderNumber, String status, String refundFee, String outBizNo)
+            throws Exception {
+        Map<String, String> fields =
+                signed(alipay, refund(notifyId, orderNumber, status, "100.00", refundFee, outBizNo));
+        assertThat(sdkAccepts(fields))
+                .as("Alipay's SDK accepts the refund notification")
+                .isTrue();
+        return notify(fields);
+    }
+
+    long refunds(String orderNumber, String id, String amount) throws Exception {
+        return app.count(
+                "SELECT COUNT(*) FROM adjustments WHERE order_number = '" + orderNumber + "' AND gateway_id = '" + id
+                        + "' AND kind = 'refund' AND status = 'Final' AND currency = 'CNY' AND amount = " + amount);
+    }
+
+    long adjustments(String orderNumber) throws Exception {
+        return app.count("SELECT COUNT(*) FROM adjustments WHERE order_number = '" + orderNumber + "'");
+    }
+
+    long adjustedTotalIs(String orderNumber, String amount) throws Exception {
+        return app.count("SELECT COUNT(*) FROM orders WHERE order_number = '" + orderNumber + "' AND adjusted_amount = "
+                + amount);
+    }
+
+    @Test
+    void should_record_a_refund_once_however_often_alipay_delivers_it() throws Exception {
+        paid("A-R1", "100.00");
+
+        assertSuccess(refundNotice("N-R1", "A-R1", "TRADE_SUCCESS", "30.00", "RF-R1-1"));
+        assertSuccess(refundNotice("N-R1", "A-R1", "TRADE_SUCCESS", "30.00", "RF-R1-1"));
+
+        assertThat(refunds("A-R1", "RF-R1-1", "30.00")).isEqualTo(1);
+        assertThat(adjustments("A-R1")).isEqualTo(1);
+        assertThat(adjustedTotalIs("A-R1", "30.00")).isEqualTo(1);
+    }
+
+    @Test
+    void should_record_each_partial_refund_as_refund_fee_less_what_earlier_refunds_recorded() throws Exception {
+        paid("A-R2", "100.00");
+
+        assertSuccess(refundNotice("N-R2A", "A-R2", "TRADE_SUCCESS", "30.00", "RF-R2-1"));
+        assertSuccess(refundNotice("N-R2B", "A-R2", "TRADE_SUCCESS", "50.50", "RF-R2-2"));
+
+        assertThat(refunds("A-R2", "RF-R2-1", "30.00")).isEqualTo(1);
+        assertThat(refunds("A-R2", "RF-R2-2", "20.50")).isEqualTo(1);
+        assertThat(adjustedTotalIs("A-R2", "50.50")).isEqualTo(1);
+    }
+
+    @Test
+    void should_record_the_rest_of_the_order_on_a_full_refund_notified_as_trade_closed() throws Exception {
+        paid("A-R3", "100.00");
+
+        assertSuccess(refundNotice("N-R3A", "A-R3", "TRADE_SUCCESS", "30.00", "RF-R3-1"));
+        assertSuccess(refundNotice("N-R3B", "A-R3", "TRADE_CLOSED", "100.00", "RF-R3-2"));
+
+        assertThat(refunds("A-R3", "RF-R3-2", "70.00")).isEqualTo(1);
+        assertThat(adjustedTotalIs("A-R3", "100.00")).isEqualTo(1);
+        assertThat(app.column("A-R3", "payment_status")).isEqualTo("Paid");
+    }
+
+    @Test
+    void should_keep_the_refunded_total_exact_when_alipay_delivers_refunds_out_of_order() throws Exception {
+        paid("A-R4", "100.00");
+
+        assertSuccess(refundNotice("N-R4B", "A-R4", "TRADE_SUCCESS", "50.00", "RF-R4-2"));
+        assertSuccess(refundNotice("N-R4A", "A-R4", "TRADE_SUCCESS", "30.00", "RF-R4-1"));
+        assertSuccess(refundNotice("N-R4B", "A-R4", "TRADE_SUCCESS", "50.00", "RF-R4-2"));
+        assertSuccess(refundNotice("N-R4C", "A-R4", "TRADE_SUCCESS", "60.00", "RF-R4-3"));
+
+        assertThat(refunds("A-R4", "RF-R4-2", "50.00")).isEqualTo(1);
+        assertThat(refunds("A-R4", "RF-R4-3", "10.00")).isEqualTo(1);
+        assertThat(adjustments("A-R4"))
+                .as("the late refund's money is in the later one's")
+                .isEqualTo(2);
+        assertThat(adjustedTotalIs("A-R4", "60.00")).isEqualTo(1);
+    }
+
+    @Test
+    void should_count_every_refunded_yuan_once_when_refunds_of_one_order_arrive_at_once() throws Exception {
+        paid("A-R5", "100.00");
+        java.util.List<java.util.concurrent.Callable<Response>> calls = new java.util.ArrayList<>();
+        for (int i = 1; i <= 6; i++) {
+            String fee = (i * 10) + ".00";
+            String id = "RF-R5-" + i;
+            Map<String, String> fields =
+                    signed(alipay, refund("N-R5-" + i, "A-R5", "TRADE_SUCCESS", "100.00", fee, id));
+            calls.add(() -> notify(fields));
+        }
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(6);
+        try {
+            for (var f : pool.invokeAll(calls)) {
+                assertSuccess(f.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+
+        assertThat(adjustedTotalIs("A-R5", "60.00")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE order_number = 'A-R5' AND amount <= 0"))
+                .isZero();
+    }
+
+    @Test
+    void should_name_a_refund_without_out_biz_no_by_its_trade_and_refunded_total() throws Exception {
+        paid("A-R6", "100.00");
+
+        assertSuccess(refundNotice("N-R6", "A-R6", "TRADE_SUCCESS", "12.34", null));
+
+        String tradeNo = "2026120722001" + Math.abs("A-R6".hashCode());
+        assertThat(refunds("A-R6", tradeNo + ":refunded:12.34", "12.34")).isEqualTo(1);
+    }
+
+    @Test
+    void should_answer_a_refund_of_an_unknown_order_with_an_error_so_alipay_delivers_it_again() throws Exception {
+        long before = anomalies("adjustment-for-unknown-order");
+
+        Response r = refundNotice("N-R7", "A-NONE", "TRADE_SUCCESS", "10.00", "RF-R7-1");
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(404);
+        assertThat(r.body()).isNotEqualTo("success");
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE gateway_id = 'RF-R7-1'"))
+                .isZero();
+        assertThat(anomalies("adjustment-for-unknown-order")).isEqualTo(before + 1);
+    }
+
     @Test
     void should_mark_the_order_paid_at_total_amount_in_yuan_and_answer_success() throws Exception {
         app.createOrder("A-1", "88.88", "CNY");
