@@ -165,6 +165,18 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
         }
     }
 
+    /** The reports in {@code done} of the canonical files made of one bill, its name taken or with a hash. */
+    static List<Path> twiceReports(Path done, String stem) throws IOException {
+        if (!Files.isDirectory(done)) {
+            return List.of();
+        }
+        try (Stream<Path> files = Files.list(done)) {
+            return files.filter(f -> f.getFileName().toString().startsWith(stem + ".")
+                            && f.getFileName().toString().endsWith(".report.json"))
+                    .toList();
+        }
+    }
+
     static List<String> names(Path folder) throws IOException {
         List<String> names = new ArrayList<>();
         try (Stream<Path> files = Files.walk(folder)) {
@@ -242,7 +254,10 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
 
         await().atMost(Duration.ofSeconds(30))
                 .until(() -> Files.exists(bills.resolve(".done/1900000001_20261206_ALL.csv")));
-        assertThat(names(bills)).containsExactly(".done/1900000001_20261206_ALL.csv");
+        assertThat(names(bills))
+                .contains(".done/1900000001_20261206_ALL.csv")
+                .as("nothing left in the folder")
+                .allMatch(n -> n.contains("/"));
     }
 
     @Test
@@ -269,12 +284,17 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
 
         drop("twice.csv", bill);
 
+        Path again = settlement.resolve(".done");
         await().atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(50))
-                .until(() -> names(settlement).stream()
-                                .filter(n -> n.endsWith(".report.json"))
-                                .count()
-                        == 2);
+                .until(() -> twiceReports(again, "wechatpay-twice").size() == 2);
+        JsonNode second = awaitReport(twiceReports(again, "wechatpay-twice").stream()
+                .filter(r -> !r.getFileName().toString().equals("wechatpay-twice.csv.report.json"))
+                .findFirst()
+                .orElseThrow());
+        assertThat(second.get("alreadyAppliedAt").isNull())
+                .as("filed away as applied before")
+                .isFalse();
         await().atMost(Duration.ofSeconds(30)).until(() -> !Files.exists(bills.resolve("twice.csv")));
         assertThat(app.snapshot()).as("nothing applied the second time").isEqualTo(once);
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment' AND order_number = "
