@@ -9,7 +9,8 @@ import org.apache.camel.CamelContext;
 
 /**
  * The settings of the routes in {@code routes/adapters/} that turn a gateway's own settlement report into the
- * canonical settlement format ({@code routes/adapters/stripe-settlement.camel.yaml}). The mapping is the route's; this
+ * canonical settlement format ({@code routes/adapters/stripe-settlement.camel.yaml}, {@code wechatpay-bill.camel.yaml},
+ * {@code alipay-bill.camel.yaml}). The mapping is the route's; this
  * only checks the folders and the metadata key before anything starts, and tells the route whether to exist through
  * {@code <prefix>.enabled}, as {@link SettlementFiles#from} does for the canonical route.
  */
