@@ -112,6 +112,12 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
         return v;
     }
 
+    /** A refund WeChat Pay had not finished when it made the bill. */
+    static Map<String, String> processing(Map<String, String> refund) {
+        refund.put("退款状态", "PROCESSING");
+        return refund;
+    }
+
     /** The whole bill: header, rows, then the summary header and its totals row. */
     static String bill(List<String> columns, List<Map<String, String>> rows, String totals) {
         StringBuilder b = new StringBuilder(String.join(",", columns)).append("\r\n");
@@ -217,8 +223,15 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
                                 "货币种类",
                                 "CNY",
                                 "订单金额",
-                                "12.00")),
-                "`4,`138.88,`20.00,`0.00,`0.83000,`138.88,`20.00");
+                                "12.00"),
+                        processing(refund(
+                                "2026-12-06 19:00:00",
+                                "4200002612202612061234567890",
+                                "WB-PENDING",
+                                "88.88",
+                                "50300000012026120600000002",
+                                "8.88"))),
+                "`5,`138.88,`28.88,`0.00,`0.83000,`138.88,`28.88");
 
         drop("1900000001_20261206_ALL.csv", bill);
 
@@ -227,12 +240,14 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
         assertThat(report.get("state").asText()).isEqualTo("Done");
         assertThat(report.get("rows").asLong())
                 .as("the summary lines are not rows")
-                .isEqualTo(3);
+                .isEqualTo(4);
         assertThat(report.get("counts").get("paid").asLong()).isEqualTo(1);
         assertThat(report.get("counts").get("already-final").asLong())
                 .as("paid already by its notification")
                 .isEqualTo(1);
-        assertThat(report.get("counts").get("recorded").asLong()).isEqualTo(1);
+        assertThat(report.get("counts").get("recorded").asLong())
+                .as("a refund that succeeded, one still processing")
+                .isEqualTo(2);
         assertThat(report.get("malformedLines")).isEmpty();
 
         assertThat(Files.readAllLines(settlement.resolve(".done").resolve(canonical)))
@@ -240,8 +255,13 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
                         "order_number,transaction_id,amount,currency,status,settled_at,kind",
                         "WB-PENDING,4200002612202612061234567890,88.88,CNY,succeeded,2026-12-06T09:15:02+08:00,payment",
                         "WB-NOTIFIED," + notified + ",50.00,CNY,succeeded,2026-12-06T10:00:00+08:00,payment",
-                        "WB-NOTIFIED,50300000012026120600000001,20.00,CNY,succeeded,2026-12-06T18:30:45+08:00,refund");
+                        "WB-NOTIFIED,50300000012026120600000001,20.00,CNY,succeeded,2026-12-06T18:30:45+08:00,refund",
+                        "WB-PENDING,50300000012026120600000002,8.88,CNY,pending,2026-12-06T19:00:00+08:00,refund");
         assertThat(app.column("WB-PENDING", "payment_status")).isEqualTo("Paid");
+        assertThat(app.count("SELECT COUNT(*) FROM adjustments WHERE gateway_id = '50300000012026120600000002'"
+                        + " AND order_number = 'WB-PENDING' AND kind = 'refund' AND status = 'Pending'"))
+                .as("a refund still processing when the bill was made is pending")
+                .isEqualTo(1);
         assertThat(app.column("WB-PENDING", "payment_transaction_id")).isEqualTo("4200002612202612061234567890");
         assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment' AND order_number = "
                         + "'WB-NOTIFIED'"))
