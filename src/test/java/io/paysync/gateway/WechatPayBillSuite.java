@@ -16,11 +16,13 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -168,6 +170,19 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
             return PaysyncInstance.JSON.readTree(Files.readString(file));
         } catch (IOException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /** The folders go with the suite, once its runtime has stopped. */
+    @AfterAll
+    void removeFolders() throws IOException {
+        for (Path folder : List.of(bills, settlement)) {
+            if (folder != null && Files.exists(folder)) {
+                try (Stream<Path> files = Files.walk(folder)) {
+                    files.sorted(Comparator.reverseOrder())
+                            .forEach(f -> f.toFile().delete());
+                }
+            }
         }
     }
 
