@@ -26,7 +26,11 @@ import org.junit.jupiter.api.io.TempDir;
 class RouteIdsTest {
 
     @Test
-    void should_name_every_step_of_every_route(@TempDir Path settlementInbox, @TempDir Path stripeReports)
+    void should_name_every_step_of_every_route(
+            @TempDir Path settlementInbox,
+            @TempDir Path stripeReports,
+            @TempDir Path wechatpayBills,
+            @TempDir Path alipayBills)
             throws Exception {
         try (TestDatabase db = TestDatabase.h2();
                 PaysyncInstance app = PaysyncInstance.start(
@@ -39,7 +43,11 @@ class RouteIdsTest {
                                 "paysync.settlement.inbox",
                                 settlementInbox.toString(),
                                 "paysync.adapters.stripe-settlement.inbox",
-                                stripeReports.toString()))) {
+                                stripeReports.toString(),
+                                "paysync.adapters.wechatpay-bill.inbox",
+                                wechatpayBills.toString(),
+                                "paysync.adapters.alipay-bill.inbox",
+                                alipayBills.toString()))) {
             Model model = app.camelContext().getCamelContextExtension().getContextPlugin(Model.class);
             List<String> unnamed = new ArrayList<>();
             for (RouteDefinition route : model.getRouteDefinitions()) {
@@ -67,7 +75,9 @@ class RouteIdsTest {
                             "stripe-close",
                             "third-party-simulator",
                             "payment-settlement",
-                            "stripe-settlement-adapter");
+                            "stripe-settlement-adapter",
+                            "wechatpay-bill-adapter",
+                            "alipay-bill-adapter");
             assertThat(unnamed).as("steps without an id").isEmpty();
         }
     }

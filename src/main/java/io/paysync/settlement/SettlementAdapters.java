@@ -9,13 +9,20 @@ import org.apache.camel.CamelContext;
 
 /**
  * The settings of the routes in {@code routes/adapters/} that turn a gateway's own settlement report into the
- * canonical settlement format ({@code routes/adapters/stripe-settlement.camel.yaml}). The mapping is the route's; this
+ * canonical settlement format ({@code routes/adapters/stripe-settlement.camel.yaml}, {@code wechatpay-bill.camel.yaml},
+ * {@code alipay-bill.camel.yaml}). The mapping is the route's; this
  * only checks the folders and the metadata key before anything starts, and tells the route whether to exist through
  * {@code <prefix>.enabled}, as {@link SettlementFiles#from} does for the canonical route.
  */
 public final class SettlementAdapters {
 
     public static final String STRIPE = "paysync.adapters.stripe-settlement";
+
+    /** WeChat Pay's trade bill ({@code routes/adapters/wechatpay-bill.camel.yaml}). */
+    public static final String WECHATPAY_BILL = "paysync.adapters.wechatpay-bill";
+
+    /** Alipay's bill, a zip of GBK CSV files ({@code routes/adapters/alipay-bill.camel.yaml}). */
+    public static final String ALIPAY_BILL = "paysync.adapters.alipay-bill";
 
     /**
      * A metadata key the route can put in a column name and a Simple literal: Stripe allows anything but square
@@ -27,15 +34,7 @@ public final class SettlementAdapters {
 
     /** After {@link SettlementFiles#from}, which has made {@code paysync.settlement.inbox} absolute. */
     public static void configure(Settings settings, CamelContext context) {
-        // Given to the route even where no properties file sets them.
-        context.getPropertiesComponent()
-                .addOverrideProperty(
-                        STRIPE + ".poll-ms",
-                        String.valueOf(settings.getInt(STRIPE + ".poll-ms", 5000, 100, 86_400_000)));
-        context.getPropertiesComponent()
-                .addOverrideProperty(
-                        STRIPE + ".stable-ms",
-                        String.valueOf(settings.getInt(STRIPE + ".stable-ms", 1000, 100, 600_000)));
+        timing(settings, context, STRIPE);
         String key = settings.getOrDefault(STRIPE + ".order-number-key", "order_number");
         if (!METADATA_KEY.matcher(key).matches()) {
             throw new InvalidSettingsException(List.of(STRIPE + ".order-number-key must be 1 to 40 letters, digits, "
@@ -43,6 +42,22 @@ public final class SettlementAdapters {
         }
         context.getPropertiesComponent().addOverrideProperty(STRIPE + ".order-number-key", key);
         inbox(settings, context, STRIPE);
+        for (String bill : List.of(WECHATPAY_BILL, ALIPAY_BILL)) {
+            timing(settings, context, bill);
+            inbox(settings, context, bill);
+        }
+    }
+
+    /** {@code <prefix>.poll-ms} and {@code .stable-ms}, given to the route even where no properties file sets them. */
+    private static void timing(Settings settings, CamelContext context, String prefix) {
+        context.getPropertiesComponent()
+                .addOverrideProperty(
+                        prefix + ".poll-ms",
+                        String.valueOf(settings.getInt(prefix + ".poll-ms", 5000, 100, 86_400_000)));
+        context.getPropertiesComponent()
+                .addOverrideProperty(
+                        prefix + ".stable-ms",
+                        String.valueOf(settings.getInt(prefix + ".stable-ms", 1000, 100, 600_000)));
     }
 
     /**

@@ -1,0 +1,15 @@
+package io.paysync.gateway;
+
+import io.paysync.support.LogHygiene;
+import io.paysync.support.TestDatabase;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/** Alipay's zipped GBK bill turned into a settlement file and applied, on the embedded default, H2. */
+@ExtendWith(LogHygiene.class)
+class H2AlipayBillTest extends AlipayBillSuite {
+
+    @Override
+    protected TestDatabase createDatabase() {
+        return TestDatabase.h2();
+    }
+}
