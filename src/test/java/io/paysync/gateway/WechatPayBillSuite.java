@@ -60,6 +60,7 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
         settings.put("paysync.adapters.wechatpay.enabled", "true");
         settings.put("paysync.adapters.wechatpay.platform-certificates", platform.certificatePem());
         settings.put("paysync.adapters.wechatpay.apiv3-key", WechatPayAdapterSuite.APIV3_KEY);
+        settings.put("paysync.adapters.wechatpay.mchid", WechatPayAdapterSuite.MCHID);
         settings.put("paysync.settlement.inbox", settlement.toString());
         settings.put("paysync.settlement.poll-ms", "100");
         settings.put("paysync.settlement.stable-ms", "100");
