@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.paysync.gateway.AlipayStandIn.Fault;
+import io.paysync.support.LogHygiene;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.TestClock;
 import io.paysync.support.TestDatabase;
@@ -47,6 +48,8 @@ public abstract class AlipayRequestsSuite {
     static void keys() throws Exception {
         alipay = GatewayKeys.generate("alipay");
         merchant = GatewayKeys.generate("merchant");
+        LogHygiene.SECRETS.add(
+                Base64.getEncoder().encodeToString(merchant.privateKey().getEncoded()));
     }
 
     @BeforeEach
