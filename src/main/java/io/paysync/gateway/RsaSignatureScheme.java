@@ -1,10 +1,15 @@
 package io.paysync.gateway;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadFeature;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.http.ApiException;
 import io.paysync.http.RequestChecks;
 import io.paysync.http.StrictUtf8;
 import java.io.ByteArrayInputStream;
+import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -39,8 +44,15 @@ import org.apache.camel.Exchange;
  *       sorted by name and joined {@code k=v&...}; a field with an empty value is left out unless
  *       {@code emptyFieldsSigned} (Alipay's SDK leaves it out). WeChat Pay v3:
  *       {@code {header:Wechatpay-Timestamp}\n{header:Wechatpay-Nonce}\n{body}\n}; Alipay: {@code {form}}.
- *   <li>{@code signatureHeader} (WeChat Pay: {@code Wechatpay-Signature}) or {@code signatureField}, a form field
- *       (Alipay: {@code sign}).
+ *       {@code {json:name}} is the raw text of the body's top-level member {@code name} (a JSON object body), its
+ *       value exactly as received, from its first character to its last, whitespace around it left out: Alipay's
+ *       OpenAPI answers {@code {"alipay_trade_query_response": {...}, "sign": "..."}} signing the response object's
+ *       text as it wrote it, which a parsed and rewritten object would not reproduce. The member may come before or
+ *       after the signature; a body with that member twice, or any duplicate member, is refused, as Alipay's SDK
+ *       refuses a second response object.
+ *   <li>{@code signatureHeader} (WeChat Pay: {@code Wechatpay-Signature}), {@code signatureField}, a form field
+ *       (Alipay's notification: {@code sign}), or {@code signatureJsonField}, a top-level string member of a JSON
+ *       object body (Alipay's OpenAPI answers: {@code sign}).
  *   <li>{@code publicKeys} ({@code serial=<PEM or base64 DER>} entries, or PEM blocks) and {@code certificates} (PEM
  *       certificates, each known by its serial number in upper-case hex, as WeChat Pay names them), each also
  *       {@code file:<path>}. With {@code serialHeader} set, only the key that header names is tried and an unknown
@@ -56,7 +68,11 @@ import org.apache.camel.Exchange;
  */
 public class RsaSignatureScheme extends AdapterBean {
 
-    private static final Pattern PLACEHOLDER = Pattern.compile("\\{(body|form|header:[A-Za-z0-9_-]+)}");
+    private static final Pattern PLACEHOLDER =
+            Pattern.compile("\\{(body|form|header:[A-Za-z0-9_-]+|json:[A-Za-z0-9_.-]+)}");
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .build();
     private static final Pattern PEM_BLOCK =
             Pattern.compile("-----BEGIN ([A-Z ]+)-----([A-Za-z0-9+/=\\s]+)-----END \\1-----");
     private static final String ANY_SERIAL = "";
@@ -67,6 +83,7 @@ public class RsaSignatureScheme extends AdapterBean {
     private String signedString = "{body}";
     private String signatureHeader;
     private String signatureField;
+    private String signatureJsonField;
     private String serialHeader;
     private String timestampHeader;
     private long toleranceSeconds = 300;
@@ -93,9 +110,11 @@ public class RsaSignatureScheme extends AdapterBean {
                         + (sm2 ? "not an SM2" : "an SM2") + " key, and the signature algorithm is " + algorithm));
             }
         }
-        if ((signatureHeader == null) == (signatureField == null)) {
+        if ((signatureHeader != null ? 1 : 0) + (signatureField != null ? 1 : 0) + (signatureJsonField != null ? 1 : 0)
+                != 1) {
             throw new InvalidSettingsException(
-                    List.of("An RSA signature scheme needs exactly one of signatureHeader and signatureField"));
+                    List.of(
+                            "An RSA signature scheme needs exactly one of signatureHeader, signatureField and signatureJsonField"));
         }
         Matcher m = PLACEHOLDER.matcher(signedString);
         if (!m.find() && !signedString.isEmpty()) {
@@ -130,11 +149,18 @@ public class RsaSignatureScheme extends AdapterBean {
             }
             form = signedString.contains("{form}") || signatureField != null ? form(body) : Map.of();
         }
-        String signature = signatureHeader != null
-                ? exchange.getMessage().getHeader(signatureHeader, String.class)
-                : form.get(signatureField);
-        String where =
-                signatureHeader != null ? "The " + signatureHeader + " header" : "The " + signatureField + " field";
+        String signature;
+        String where;
+        if (signatureHeader != null) {
+            signature = exchange.getMessage().getHeader(signatureHeader, String.class);
+            where = "The " + signatureHeader + " header";
+        } else if (signatureField != null) {
+            signature = form.get(signatureField);
+            where = "The " + signatureField + " field";
+        } else {
+            signature = jsonMembers(body).get(signatureJsonField);
+            where = "The " + signatureJsonField + " member";
+        }
         if (signature == null || signature.isBlank()) {
             throw Schemes.invalid(where + " is required");
         }
@@ -214,6 +240,11 @@ public class RsaSignatureScheme extends AdapterBean {
             String value;
             if (name.equals("body")) {
                 value = body;
+            } else if (name.startsWith("json:")) {
+                value = jsonMembers(body).get(name.substring("json:".length()));
+                if (value == null) {
+                    throw Schemes.invalid("The body has no member " + name.substring("json:".length()));
+                }
             } else if (name.equals("form")) {
                 value = sortedForm(form);
             } else {
@@ -227,6 +258,44 @@ public class RsaSignatureScheme extends AdapterBean {
         }
         m.appendTail(out);
         return out.toString();
+    }
+
+    /**
+     * The top-level members of a JSON object body: a scalar member's value as its text (a string decoded), an object
+     * or list as the raw text between its first and last character. Not an object, malformed, trailing text or a duplicate member:
+     * refused.
+     */
+    static Map<String, String> jsonMembers(String body) {
+        if (body == null) {
+            throw Schemes.invalid("The body is not a JSON object");
+        }
+        Map<String, String> members = new LinkedHashMap<>();
+        try (JsonParser parser = JSON.createParser(body)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw Schemes.invalid("The body is not a JSON object");
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String name = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if (!value.isStructStart()) {
+                    members.put(name, parser.getText());
+                } else {
+                    int start = (int) parser.currentTokenLocation().getCharOffset();
+                    parser.skipChildren();
+                    int end = (int) parser.currentLocation().getCharOffset();
+                    members.put(name, body.substring(start, end));
+                }
+            }
+            if (parser.currentToken() != JsonToken.END_OBJECT || parser.nextToken() != null) {
+                throw Schemes.invalid("The body is not one JSON object");
+            }
+        } catch (IOException | RuntimeException e) {
+            if (e instanceof ApiException api) {
+                throw api;
+            }
+            throw Schemes.invalid("The body is not a JSON object");
+        }
+        return members;
     }
 
     private String sortedForm(Map<String, String> form) {
@@ -295,6 +364,11 @@ public class RsaSignatureScheme extends AdapterBean {
     /** The form field that carries the base64 signature. */
     public void setSignatureField(String signatureField) {
         this.signatureField = Schemes.blankToNull(signatureField);
+    }
+
+    /** The top-level member of a JSON object body that carries the base64 signature. */
+    public void setSignatureJsonField(String signatureJsonField) {
+        this.signatureJsonField = Schemes.blankToNull(signatureJsonField);
     }
 
     /** The request header that names the key (certificate serial) the gateway signed with. */
