@@ -168,7 +168,9 @@ public class RsaRequestSigner extends AdapterBean {
             if (value.isNull()) {
                 continue;
             }
-            fields.put(e.getKey(), value.isContainerNode() ? Json.write(value) : value.asText());
+            fields.put(
+                    e.getKey(),
+                    value.isContainerNode() ? new String(Json.write(value), StandardCharsets.UTF_8) : value.asText());
         }
         return fields;
     }
