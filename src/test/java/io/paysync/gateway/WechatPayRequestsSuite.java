@@ -77,7 +77,7 @@ public abstract class WechatPayRequestsSuite {
         props.put("paysync.adapters.wechatpay.apiv3-key", WechatPayAdapterSuite.APIV3_KEY);
         props.put("paysync.adapters.wechatpay.mchid", WechatPayStandIn.MCHID);
         props.put("paysync.adapters.wechatpay.merchant-serial", WechatPayStandIn.MERCHANT_SERIAL);
-        props.put("paysync.adapters.wechatpay.merchant-private-key", WechatPayStatusRouteTest.privateKeyPem(merchant));
+        props.put("paysync.adapters.wechatpay.merchant-private-key", WechatPayTestKeys.privateKeyPem(merchant));
         props.put("paysync.adapters.wechatpay.api-url", wechat.url());
         props.put("paysync.adapters.wechatpay.timeout-ms", "3000");
         props.put("paysync.third-party.url", thirdParty.url());

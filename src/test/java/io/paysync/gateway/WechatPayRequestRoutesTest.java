@@ -15,9 +15,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Base64;
 import java.util.List;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -34,66 +31,40 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * routes/adapters/wechatpay-status.camel.yaml against a real HTTP server standing in for WeChat Pay API v3's order
- * query ({@link WechatPayStandIn}): each trade_state as reconciliation gets it back, what WeChat Pay was asked and
- * that it would accept the request's signature, and no answer for whatever is not WeChat Pay's answer about this
- * order. WeChat Pay's own SDK is the referee: its validator accepts the stand-in's answers, and the stand-in accepts
- * the SDK's own Authorization.
+ * routes/adapters/wechatpay-status.camel.yaml and wechatpay-close.camel.yaml against a real HTTP server standing in
+ * for WeChat Pay API v3's order query and close ({@link WechatPayStandIn}): each trade_state as reconciliation and
+ * payment expiry get it back, what WeChat Pay was asked and that it would accept the request's signature, and no
+ * answer for whatever is not WeChat Pay's answer about this order. WeChat Pay's own SDK is the referee: its validator
+ * accepts the stand-in's answers, and the stand-in accepts the SDK's own Authorization. One class for both routes:
+ * two camel-test-main classes naming the same key files in one run had the first one's requests refused.
  */
 @ExtendWith(LogHygiene.class)
+@ExtendWith(WechatPayTestKeys.class)
 @CamelMainTest(
         properties = {
             "camel.main.routesIncludePattern=file:routes/adapters/wechatpay-status.camel.yaml,"
-                    + "file:routes/error-handling.camel.yaml",
+                    + "file:routes/adapters/wechatpay-close.camel.yaml,file:routes/error-handling.camel.yaml",
             "paysync.adapters.wechatpay.enabled=true",
             "paysync.adapters.wechatpay.mchid=" + WechatPayStandIn.MCHID,
             "paysync.adapters.wechatpay.merchant-serial=" + WechatPayStandIn.MERCHANT_SERIAL,
             "paysync.adapters.wechatpay.timeout-ms=1000",
-            "paysync.adapters.wechatpay.merchant-private-key=file:" + WechatPayStatusRouteTest.MERCHANT_KEY_FILE,
-            "paysync.adapters.wechatpay.platform-certificates=file:" + WechatPayStatusRouteTest.PLATFORM_FILE,
+            "paysync.adapters.wechatpay.merchant-private-key=file:" + WechatPayTestKeys.MERCHANT_KEY_FILE,
+            "paysync.adapters.wechatpay.platform-certificates=file:" + WechatPayTestKeys.PLATFORM_FILE,
             "camel.server.enabled=false",
             "camel.management.enabled=false",
             "camel.metrics.enabled=false"
         },
-        configurationClasses = WechatPayStatusRouteTest.StandIn.class)
-class WechatPayStatusRouteTest {
+        configurationClasses = WechatPayRequestRoutesTest.StandIn.class)
+class WechatPayRequestRoutesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final GatewayKeys MERCHANT = keys("wechatpay-merchant");
-    static final GatewayKeys PLATFORM = keys("wechatpay-platform");
-    static final GatewayKeys STRANGER = keys("wechatpay-stranger");
+    static final GatewayKeys MERCHANT = WechatPayTestKeys.MERCHANT;
+    static final GatewayKeys PLATFORM = WechatPayTestKeys.PLATFORM;
+    static final GatewayKeys STRANGER = WechatPayTestKeys.STRANGER;
     static final WechatPayStandIn WECHAT = WechatPayStandIn.start(MERCHANT, PLATFORM);
 
-    static final String MERCHANT_KEY_FILE = "target/wechatpay-status-route-test/merchant-key.pem";
-    static final String PLATFORM_FILE = "target/wechatpay-status-route-test/platform.pem";
-
-    static {
-        LogHygiene.SECRETS.add(privateKeyBase64(MERCHANT).substring(0, 64));
-        try {
-            Files.createDirectories(Path.of(MERCHANT_KEY_FILE).getParent());
-            Files.writeString(Path.of(MERCHANT_KEY_FILE), privateKeyPem(MERCHANT));
-            Files.writeString(Path.of(PLATFORM_FILE), PLATFORM.certificatePem());
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static GatewayKeys keys(String name) {
-        try {
-            return GatewayKeys.generate(name);
-        } catch (Exception e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    static String privateKeyBase64(GatewayKeys keys) {
-        return Base64.getEncoder().encodeToString(keys.privateKey().getEncoded());
-    }
-
     static String privateKeyPem(GatewayKeys keys) {
-        return "-----BEGIN PRIVATE KEY-----\n"
-                + Base64.getMimeEncoder().encodeToString(keys.privateKey().getEncoded())
-                + "\n-----END PRIVATE KEY-----\n";
+        return WechatPayTestKeys.privateKeyPem(keys);
     }
 
     /** Points the routes at the stand-in, and binds the HTTP client's settings as the runtime does. */
@@ -333,5 +304,119 @@ class WechatPayStatusRouteTest {
         return new WechatPay2Credential(
                         WechatPayStandIn.MCHID, new RSASigner(WechatPayStandIn.MERCHANT_SERIAL, MERCHANT.privateKey()))
                 .getAuthorization(URI.create("https://api.mch.weixin.qq.com" + pathAndQuery), method, body);
+    }
+
+    @Produce("direct:wechatpay-close")
+    ProducerTemplate close;
+
+    /** As payment expiry asks. */
+    Exchange closeOrder(String orderNumber) {
+        return close.request(close.getDefaultEndpoint(), e -> {
+            e.getMessage().setHeader("orderNumber", orderNumber);
+            e.getMessage().setHeader("dueSeconds", 600L);
+            e.getMessage().setHeader("amount", new java.math.BigDecimal("10.00"));
+            e.getMessage().setHeader("currency", "CNY");
+        });
+    }
+
+    JsonNode closeAnswer(Exchange exchange) throws Exception {
+        assertThat(exchange.getException()).as("the route's failure").isNull();
+        assertThat(exchange.getMessage().getHeader("Authorization")).isNull();
+        assertThat(exchange.getMessage().getBody()).isInstanceOf(String.class);
+        return JSON.readTree(exchange.getMessage().getBody(String.class));
+    }
+
+    static String close(String orderNumber) {
+        return "POST /v3/pay/transactions/out-trade-no/" + orderNumber + "/close";
+    }
+
+    static String query(String orderNumber) {
+        return "GET /v3/pay/transactions/out-trade-no/" + orderNumber;
+    }
+
+    @Test
+    void should_close_an_unpaid_order_and_answer_closed_so_a_late_payment_is_refused() throws Exception {
+        WECHAT.trade("WC-100001", "NOTPAY", 1000);
+
+        JsonNode answer = closeAnswer(closeOrder("WC-100001"));
+
+        assertThat(answer.path("orderNumber").asText()).isEqualTo("WC-100001");
+        assertThat(answer.path("status").asText()).isEqualTo("closed");
+        assertThat(WECHAT.requests)
+                .extracting(WechatPayStandIn.Request::line)
+                .containsExactly(close("WC-100001"), query("WC-100001"));
+        WechatPayStandIn.Request closing = WECHAT.requests.get(0);
+        assertThat(closing.body()).isEqualTo("{\"mchid\":\"" + WechatPayStandIn.MCHID + "\"}");
+        assertThat(WECHAT.requests).allMatch(WechatPayStandIn.Request::authorized);
+        assertThat(WECHAT.pay("WC-100001"))
+                .as("the customer's payment after the close")
+                .isFalse();
+    }
+
+    @Test
+    void should_answer_succeeded_with_the_amount_when_the_order_was_paid_before_the_close() throws Exception {
+        WECHAT.trade("WC-200001", "SUCCESS", 1000);
+
+        JsonNode answer = closeAnswer(closeOrder("WC-200001"));
+
+        assertThat(answer.path("status").asText()).isEqualTo("succeeded");
+        assertThat(answer.path("amount").asText()).isEqualTo("10.00");
+        assertThat(answer.path("currency").asText()).isEqualTo("CNY");
+        assertThat(answer.path("transactionId").asText())
+                .isEqualTo(WECHAT.trades.get("WC-200001").transactionId());
+        assertThat(WECHAT.requests)
+                .extracting(WechatPayStandIn.Request::line)
+                .containsExactly(close("WC-200001"), query("WC-200001"));
+    }
+
+    @Test
+    void should_answer_unknown_for_an_order_wechat_pay_never_had() throws Exception {
+        assertThat(closeAnswer(closeOrder("WC-300001")).path("status").asText()).isEqualTo("unknown");
+        assertThat(closeAnswer(closeOrder("WC/300001")).path("status").asText()).isEqualTo("unknown");
+        assertThat(WECHAT.requests)
+                .as("an order number WeChat Pay cannot hold is not sent")
+                .extracting(WechatPayStandIn.Request::line)
+                .containsExactly(close("WC-300001"), query("WC-300001"));
+    }
+
+    @Test
+    void should_answer_pending_while_the_customer_is_paying() throws Exception {
+        WECHAT.trade("WC-400001", "USERPAYING", 1000);
+
+        assertThat(closeAnswer(closeOrder("WC-400001")).path("status").asText()).isEqualTo("pending");
+        assertThat(WECHAT.trades.get("WC-400001").state()).isEqualTo("USERPAYING");
+    }
+
+    @Test
+    void should_fail_without_asking_the_state_when_the_close_gets_a_server_error_or_no_answer() {
+        WECHAT.trade("WC-500001", "NOTPAY", 1000);
+        WECHAT.script(close("WC-500001"), 500, WechatPayStandIn.error("SYSTEM_ERROR", "系统异常"), PLATFORM);
+        WECHAT.script(close("WC-500001"), -1, "", null);
+
+        Exchange first = closeOrder("WC-500001");
+        Exchange second = closeOrder("WC-500001");
+
+        assertThat(first.getException()).isNotNull();
+        assertThat(second.getException()).isNotNull();
+        assertThat(first.getMessage().getHeader("Authorization")).isNull();
+        assertThat(WECHAT.count(query("WC-500001"))).isZero();
+    }
+
+    @Test
+    void should_answer_nothing_when_the_state_after_the_close_is_not_signed_by_wechat_pay() {
+        WECHAT.trade("WC-600001", "NOTPAY", 1000);
+        WECHAT.script(
+                query("WC-600001"),
+                200,
+                WechatPayStandIn.transaction(
+                        WechatPayStandIn.MCHID, "WC-600001", new WechatPayStandIn.Trade("CLOSED", 1000, "CNY", "")),
+                null);
+
+        Exchange exchange = closeOrder("WC-600001");
+
+        assertThat(exchange.getException()).isNull();
+        assertThat(exchange.getMessage().getBody())
+                .as("no answer: the order stays Pending")
+                .isNull();
     }
 }
