@@ -35,8 +35,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * for WeChat Pay API v3's order query and close ({@link WechatPayStandIn}): each trade_state as reconciliation and
  * payment expiry get it back, what WeChat Pay was asked and that it would accept the request's signature, and no
  * answer for whatever is not WeChat Pay's answer about this order. WeChat Pay's own SDK is the referee: its validator
- * accepts the stand-in's answers, and the stand-in accepts the SDK's own Authorization. One class for both routes:
- * two camel-test-main classes naming the same key files in one run had the first one's requests refused.
+ * accepts the stand-in's answers, and the stand-in accepts the SDK's own Authorization.
  */
 @ExtendWith(LogHygiene.class)
 @ExtendWith(WechatPayTestKeys.class)
@@ -48,8 +47,8 @@ import org.junit.jupiter.params.provider.ValueSource;
             "paysync.adapters.wechatpay.mchid=" + WechatPayStandIn.MCHID,
             "paysync.adapters.wechatpay.merchant-serial=" + WechatPayStandIn.MERCHANT_SERIAL,
             "paysync.adapters.wechatpay.timeout-ms=1000",
-            "paysync.adapters.wechatpay.merchant-private-key=file:" + WechatPayTestKeys.MERCHANT_KEY_FILE,
-            "paysync.adapters.wechatpay.platform-certificates=file:" + WechatPayTestKeys.PLATFORM_FILE,
+            "paysync.adapters.wechatpay.merchant-private-key=file:{{sys:paysync.test.wechatpay.merchant-key-file}}",
+            "paysync.adapters.wechatpay.platform-certificates=file:{{sys:paysync.test.wechatpay.platform-file}}",
             "camel.server.enabled=false",
             "camel.management.enabled=false",
             "camel.metrics.enabled=false"
@@ -72,6 +71,14 @@ class WechatPayRequestRoutesTest {
         @Override
         public void configure(CamelContext context) {
             context.getPropertiesComponent().addOverrideProperty("paysync.adapters.wechatpay.api-url", WECHAT.url());
+            context.getPropertiesComponent()
+                    .addOverrideProperty(
+                            "paysync.adapters.wechatpay.merchant-private-key",
+                            "file:" + WechatPayTestKeys.MERCHANT_KEY_FILE);
+            context.getPropertiesComponent()
+                    .addOverrideProperty(
+                            "paysync.adapters.wechatpay.platform-certificates",
+                            "file:" + WechatPayTestKeys.PLATFORM_FILE);
             context.getRegistry().bind("noHiddenRetries", new NoHiddenRetries());
         }
     }

@@ -8,14 +8,15 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * The merchant's and WeChat Pay's keys of the route tests, made once per test run, and the files their settings
- * name. Registered before {@code @CamelMainTest}: camel-test-main reads the settings, and so the files, before a test
- * class is initialized, so the files must be written by then.
+ * The merchant's and WeChat Pay's keys of the request tests, made once per test JVM, and the files their settings
+ * name, in a folder of this JVM's own: the suite runs test classes in two JVMs at once, each with keys of its own, and
+ * one shared file would hold the other JVM's key. Registered before {@code @CamelMainTest}, so the files are written,
+ * and the system properties naming them set, before camel-test-main reads the settings.
  */
 final class WechatPayTestKeys implements BeforeAllCallback {
 
-    static final String MERCHANT_KEY_FILE = "target/wechatpay-route-tests/merchant-key.pem";
-    static final String PLATFORM_FILE = "target/wechatpay-route-tests/platform.pem";
+    static final String MERCHANT_KEY_FILE;
+    static final String PLATFORM_FILE;
 
     static final GatewayKeys MERCHANT;
     static final GatewayKeys PLATFORM;
@@ -29,9 +30,14 @@ final class WechatPayTestKeys implements BeforeAllCallback {
             LogHygiene.SECRETS.add(Base64.getEncoder()
                     .encodeToString(MERCHANT.privateKey().getEncoded())
                     .substring(0, 64));
-            Files.createDirectories(Path.of(MERCHANT_KEY_FILE).getParent());
+            Path dir = Files.createTempDirectory("wechatpay-request-tests");
+            MERCHANT_KEY_FILE = dir.resolve("merchant-key.pem").toString();
+            PLATFORM_FILE = dir.resolve("platform.pem").toString();
             Files.writeString(Path.of(MERCHANT_KEY_FILE), privateKeyPem(MERCHANT));
             Files.writeString(Path.of(PLATFORM_FILE), PLATFORM.certificatePem());
+            // Where camel-test-main's settings find them: {{sys:...}} in a setting reads a system property.
+            System.setProperty("paysync.test.wechatpay.merchant-key-file", MERCHANT_KEY_FILE);
+            System.setProperty("paysync.test.wechatpay.platform-file", PLATFORM_FILE);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
