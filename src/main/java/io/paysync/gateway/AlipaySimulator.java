@@ -128,17 +128,28 @@ public class AlipaySimulator {
     public void gateway(Exchange exchange) {
         Message m = exchange.getMessage();
         Object parsed = m.getBody();
-        Map<String, String> form = parsed instanceof Map<?, ?> fields
-                ? RsaSignatureScheme.form(fields)
-                : RsaSignatureScheme.form(
-                        new String(RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES), StandardCharsets.UTF_8));
+        Map<String, String> form = new LinkedHashMap<>(
+                parsed instanceof Map<?, ?> fields
+                        ? RsaSignatureScheme.form(fields)
+                        : RsaSignatureScheme.form(new String(
+                                RequestChecks.body(exchange, RequestChecks.MAX_BODY_BYTES), StandardCharsets.UTF_8)));
+        // Alipay's SDK sends the common parameters and sign in the query string, biz_content in the form: both are
+        // the request's fields. A field given in both is not one signed request, and is refused as a bad signature.
+        boolean twice = false;
+        String query = m.getHeader(Exchange.HTTP_QUERY, String.class);
+        if (query != null) {
+            for (Map.Entry<String, String> field :
+                    RsaSignatureScheme.form(query).entrySet()) {
+                twice |= form.putIfAbsent(field.getKey(), field.getValue()) != null;
+            }
+        }
         String method = form.getOrDefault("method", "");
         String responseName = switch (method) {
             case "alipay.trade.query", "alipay.trade.close" -> method.replace('.', '_') + "_response";
             default -> "error_response";
         };
         ObjectNode response;
-        if (!verifies(form)) {
+        if (twice || !verifies(form)) {
             response = failure("40002", "Invalid Arguments", "isv.invalid-signature", "验签出错");
         } else if (!appId.equals(form.get("app_id"))) {
             response = failure("40002", "Invalid Arguments", "isv.invalid-app-id", "无效的AppID参数");

@@ -1,18 +1,24 @@
 package io.paysync.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.alipay.api.internal.util.AlipaySignature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import io.paysync.http.Json;
+import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
@@ -102,6 +108,53 @@ class AlipaySimulatorTest {
         assertThat(response.path("sub_code").asText()).isEqualTo("isv.invalid-app-id");
         assertThat(sdkAcceptsAnswer(body, "alipay_trade_close_response", keys.pair("alipay")))
                 .isTrue();
+    }
+
+    @Test
+    void should_send_the_payment_notification_signed_as_alipay_does_again_until_it_is_answered_success()
+            throws Exception {
+        List<String> bodies = new CopyOnWriteArrayList<>();
+        HttpServer shop = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+        shop.createContext("/notify", http -> {
+            bodies.add(new String(http.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+            byte[] answer = (bodies.size() < 3 ? "fail" : "success").getBytes(StandardCharsets.UTF_8);
+            http.sendResponseHeaders(bodies.size() < 3 ? 500 : 200, answer.length);
+            http.getResponseBody().write(answer);
+            http.close();
+        });
+        shop.start();
+        try {
+            simulator.stop();
+            simulator = new AlipaySimulator();
+            simulator.setDevKeys(keys);
+            simulator.setAppId(APP_ID);
+            simulator.setNotifyUrl("http://127.0.0.1:" + shop.getAddress().getPort() + "/notify");
+            simulator.setNotifyIntervalMs(50);
+            simulator.setNotifyAttempts(5);
+            simulator.start();
+
+            Exchange pay = new DefaultExchange(camel);
+            pay.getMessage().setBody("{\"orderNumber\": \"AS-5\", \"amount\": \"12.30\"}");
+            simulator.pay(pay);
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> bodies.size() == 3);
+            // Answered success: no fourth delivery follows.
+            await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> bodies.size() == 3);
+            Map<String, String> form = new TreeMap<>(RsaSignatureScheme.form(bodies.get(2)));
+            assertThat(form)
+                    .containsEntry("out_trade_no", "AS-5")
+                    .containsEntry("trade_status", "TRADE_SUCCESS")
+                    .containsEntry("total_amount", "12.30")
+                    .containsEntry("app_id", APP_ID)
+                    .containsEntry("sign_type", "RSA2");
+            String alipayPublic = Base64.getEncoder()
+                    .encodeToString(keys.pair("alipay").getPublic().getEncoded());
+            assertThat(AlipaySignature.rsaCheckV1(new TreeMap<>(form), alipayPublic, "utf-8", "RSA2"))
+                    .as("Alipay's SDK accepts the notification with Alipay's public key")
+                    .isTrue();
+        } finally {
+            shop.stop(0);
+        }
     }
 
     private Map<String, String> signedQuery(String orderNumber, KeyPair merchant) throws Exception {

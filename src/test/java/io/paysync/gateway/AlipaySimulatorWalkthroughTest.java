@@ -3,6 +3,9 @@ package io.paysync.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.alipay.api.DefaultAlipayClient;
+import com.alipay.api.request.AlipayTradeQueryRequest;
+import com.alipay.api.response.AlipayTradeQueryResponse;
 import io.paysync.support.PaysyncInstance;
 import io.paysync.support.PaysyncInstance.Response;
 import io.paysync.support.TestClock;
@@ -11,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -60,6 +64,26 @@ class AlipaySimulatorWalkthroughTest {
                     .untilAsserted(() ->
                             assertThat(app.column("AL-1", "payment_status")).isEqualTo("Paid"));
             assertThat(app.column("AL-1", "payment_transaction_id")).isEqualTo(tradeNo);
+            // Alipay's SDK, with the keys the runtime created, agrees with what the simulator answers.
+            DevKeys created = new DevKeys(keys);
+            DefaultAlipayClient sdk = new DefaultAlipayClient(
+                    app.baseUrl() + "/simulator/alipay/gateway.do",
+                    "2021000000000001",
+                    Base64.getEncoder()
+                            .encodeToString(
+                                    created.pair("alipay-merchant").getPrivate().getEncoded()),
+                    "json",
+                    "utf-8",
+                    Base64.getEncoder()
+                            .encodeToString(created.pair("alipay").getPublic().getEncoded()),
+                    "RSA2");
+            AlipayTradeQueryRequest query = new AlipayTradeQueryRequest();
+            query.setBizContent("{\"out_trade_no\":\"AL-1\"}");
+            AlipayTradeQueryResponse sdkAnswer = sdk.execute(query);
+            assertThat(sdkAnswer.isSuccess()).as(sdkAnswer.getBody()).isTrue();
+            assertThat(sdkAnswer.getTradeStatus()).isEqualTo("TRADE_SUCCESS");
+            assertThat(sdkAnswer.getTradeNo()).isEqualTo(tradeNo);
+            assertThat(sdkAnswer.getTotalAmount()).isEqualTo("88.88");
 
             // A lost notification: found by reconciliation through alipay.trade.query.
             app.createOrder("AL-2", "10.00", "CNY");
