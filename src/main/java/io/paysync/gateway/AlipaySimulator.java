@@ -47,9 +47,9 @@ import org.slf4j.LoggerFactory;
  * <p>Its OpenAPI gateway answers {@code alipay.trade.query} and {@code alipay.trade.close}: the request's RSA2
  * signature is checked over its sorted fields but {@code sign}, and the answer {@code {"<method>_response": {...},
  * "sign": "..."}} is signed over the response object's exact text. As at Alipay, a trade exists only once the buyer
- * opened it ({@link #open}) or paid ({@link #pay}), and has its trade_no from then on; a payment makes it TRADE_SUCCESS and sends the asynchronous
- * notification, a form signed RSA2 over its sorted fields but {@code sign} and {@code sign_type}, again in the
- * background until it is answered {@code success}, a bounded number of times. A refund sends the same notification
+ * opened it ({@link #open}) or paid ({@link #pay}), and has its trade_no from then on; a payment makes it
+ * TRADE_SUCCESS and sends the asynchronous notification, a form signed RSA2 over its sorted fields but {@code sign}
+ * and {@code sign_type}, again in the background until it is answered {@code success}, a bounded number of times. A refund sends the same notification
  * with {@code refund_fee}, the total refunded so far. In memory and bounded: the last {@code capacity} trades, and at
  * most {@code capacity} notifications waiting to be delivered.
  */
