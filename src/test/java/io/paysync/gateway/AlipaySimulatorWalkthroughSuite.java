@@ -21,18 +21,24 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The README's "With Alipay" walkthrough on a dev-profile runtime: its Alipay adapter, status and close routes against
- * the Alipay simulator, with key pairs the runtime created itself in a temporary data folder.
+ * the Alipay simulator, with key pairs the runtime created itself in a temporary data folder. One subclass per
+ * database.
  */
-class AlipaySimulatorWalkthroughTest {
+abstract class AlipaySimulatorWalkthroughSuite {
 
     @TempDir
     Path data;
+
+    protected abstract TestDatabase createDatabase();
+
+    /** Called once the runtime created its key pairs in {@code keys}. */
+    protected void keysCreated(Path keys) throws Exception {}
 
     @Test
     void should_walk_payment_lost_notification_expiry_and_refund_through_the_alipay_simulator() throws Exception {
         TestClock clock = new TestClock(Instant.now());
         Path keys = data.resolve("keys");
-        try (TestDatabase db = TestDatabase.h2();
+        try (TestDatabase db = createDatabase();
                 PaysyncInstance app = PaysyncInstance.start(
                         db,
                         Map.ofEntries(
@@ -50,6 +56,7 @@ class AlipaySimulatorWalkthroughTest {
                                 Map.entry("paysync.payment.window-seconds", "60")),
                         Map.of("paysyncClock", clock))) {
             assertThat(keys.resolve("alipay-public.pem")).exists();
+            keysCreated(keys);
             assertThat(keys.resolve("alipay-merchant-private.pem")).exists();
             assertThat(Files.readString(keys.resolve("alipay-merchant-private.pem")))
                     .startsWith("-----BEGIN PRIVATE KEY-----");
