@@ -1,11 +1,13 @@
 package io.paysync.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.alipay.api.internal.util.AlipaySignature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
@@ -155,6 +157,49 @@ class AlipaySimulatorTest {
         } finally {
             shop.stop(0);
         }
+    }
+
+    @Test
+    void should_close_only_a_waiting_trade_and_refuse_its_payment_afterwards() throws Exception {
+        Exchange open = new DefaultExchange(camel);
+        open.getMessage().setBody("{\"orderNumber\": \"AS-6\", \"amount\": \"5\"}");
+        simulator.open(open);
+        JsonNode waiting = response(signedQuery("AS-6", keys.pair("alipay-merchant")), "alipay_trade_query_response");
+        assertThat(waiting.path("trade_status").asText()).isEqualTo("WAIT_BUYER_PAY");
+        assertThat(waiting.path("total_amount").asText()).isEqualTo("5.00");
+
+        assertThat(response(signedClose("AS-6"), "alipay_trade_close_response")
+                        .path("code")
+                        .asText())
+                .isEqualTo("10000");
+        assertThat(response(signedQuery("AS-6", keys.pair("alipay-merchant")), "alipay_trade_query_response")
+                        .path("trade_status")
+                        .asText())
+                .isEqualTo("TRADE_CLOSED");
+        assertThat(response(signedClose("AS-6"), "alipay_trade_close_response")
+                        .path("sub_code")
+                        .asText())
+                .isEqualTo("ACQ.TRADE_STATUS_ERROR");
+        assertThat(response(signedClose("AS-NEVER"), "alipay_trade_close_response")
+                        .path("sub_code")
+                        .asText())
+                .isEqualTo("ACQ.TRADE_NOT_EXIST");
+
+        Exchange pay = new DefaultExchange(camel);
+        pay.getMessage().setBody("{\"orderNumber\": \"AS-6\", \"amount\": \"5.00\"}");
+        assertThatThrownBy(() -> simulator.pay(pay))
+                .isInstanceOfSatisfying(
+                        ApiException.class, e -> assertThat(e.status()).isEqualTo(409));
+    }
+
+    private JsonNode response(Map<String, String> form, String name) throws Exception {
+        return Json.MAPPER.readTree(answer(form)).get(name);
+    }
+
+    private Map<String, String> signedClose(String orderNumber) throws Exception {
+        Map<String, String> form = new TreeMap<>(fields(orderNumber, "alipay.trade.close"));
+        sign(form, keys.pair("alipay-merchant"));
+        return form;
     }
 
     private Map<String, String> signedQuery(String orderNumber, KeyPair merchant) throws Exception {
