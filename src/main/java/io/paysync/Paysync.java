@@ -2,6 +2,7 @@ package io.paysync;
 
 import io.paysync.config.Settings;
 import io.paysync.config.StartupFailure;
+import io.paysync.gateway.DevKeys;
 import io.paysync.observe.LogFormat;
 import io.paysync.observe.Observability;
 import io.paysync.payment.CallbackSigner;
@@ -14,8 +15,10 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
+import org.apache.camel.CamelContext;
 import org.apache.camel.main.BaseMainSupport;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
@@ -38,6 +41,9 @@ public final class Paysync {
     static final String MANAGEMENT_PORT = "camel.management.port";
     static final String TLS_KEYSTORE = "paysync.tls.keystore";
     static final String TLS_KEYSTORE_PASSWORD = "paysync.tls.keystore-password";
+    static final String DEV_KEYS_FOLDER = "paysync.dev.keys-folder";
+    /** Alipay's pair (its simulator signs, the adapter checks) and the merchant's (the other way round). */
+    static final List<String> DEV_KEY_PAIRS = List.of("alipay", "alipay-merchant");
 
     private Paysync() {}
 
@@ -93,6 +99,7 @@ public final class Paysync {
                 LogFormat.use(properties.resolveProperty(LogFormat.SETTING).orElse(null));
                 defaultManagementPort(properties, profile);
                 tls(properties);
+                devKeys(configuring.getCamelContext(), properties, profile);
                 Observability.exemplarsWhenTraced(
                         configuring.getCamelContext(),
                         properties
@@ -102,6 +109,23 @@ public final class Paysync {
             }
         });
         return main;
+    }
+
+    /**
+     * In {@code dev} only: the key pairs of the gateway simulators and of the adapters that talk to them, created once
+     * in the dev data folder ({@value #DEV_KEYS_FOLDER}) so that the repository holds no key, and bound as
+     * {@code devKeys}. Before the routes are read, as the adapters' beans read their key files ({@code file:}) then.
+     */
+    static void devKeys(CamelContext context, PropertiesComponent properties, String profile) {
+        if (!DEFAULT_PROFILE.equals(profile)) {
+            return;
+        }
+        DevKeys keys = new DevKeys(Path.of(
+                properties.resolveProperty(DEV_KEYS_FOLDER).orElse("data/keys").trim()));
+        for (String pair : DEV_KEY_PAIRS) {
+            keys.pair(pair);
+        }
+        context.getRegistry().bind("devKeys", keys);
     }
 
     /**

@@ -23,7 +23,8 @@ class AlipayRequestsSettingsTest {
                                     Map.of(
                                             "paysync.adapters.alipay.requests.enabled", "true",
                                             "paysync.adapters.alipay.app-id", "2021000000000003",
-                                            "paysync.adapters.alipay.public-keys", alipay.publicKeyBase64()))
+                                            "paysync.adapters.alipay.public-keys", alipay.publicKeyBase64(),
+                                            "paysync.adapters.alipay.merchant-private-key", ""))
                             .close())
                     .hasStackTraceContaining("paysync.adapters.alipay.merchant-private-key is not set");
         }

@@ -111,6 +111,11 @@ public final class PaysyncInstance implements AutoCloseable {
         // The dev profile closes a payment at its gateway simulator before expiry; the suites expire on the clock alone
         // unless they name a close route.
         props.put("paysync.payment.close-route", "");
+        // The dev profile talks to its Alipay simulator; the suites that test Alipay switch it on with their own keys.
+        props.put("paysync.adapters.alipay.enabled", "false");
+        props.put("paysync.adapters.alipay.requests.enabled", "false");
+        // The dev key pairs, created once for all the suites instead of in the working directory's data folder.
+        props.put("paysync.dev.keys-folder", "target/dev-keys");
         // The suites assert the row of every refused callback they send, more than a minute's share in production.
         props.put("paysync.callbacks.unsigned-log-per-minute", "100000");
         // The suites present wrong operator credentials from one address more often than production lets a client.
