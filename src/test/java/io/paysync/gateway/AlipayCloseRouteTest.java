@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.paysync.gateway.AlipayStandIn.Fault;
 import io.paysync.support.LogHygiene;
 import io.paysync.sync.NoHiddenRetries;
-import java.nio.file.Path;
 import java.util.Base64;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
@@ -34,8 +33,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
             "paysync.adapters.alipay.app-id=" + AlipayStatusRouteTest.APP_ID,
             "paysync.adapters.alipay.timeout-ms=2000",
             "paysync.adapters.alipay.unopened-trade-seconds=7200",
-            "paysync.adapters.alipay.public-keys=file:" + AlipayCloseRouteTest.KEYS + "/alipay-public.pem",
-            "paysync.adapters.alipay.merchant-private-key=file:" + AlipayCloseRouteTest.KEYS + "/merchant-private.pem",
+            "paysync.adapters.alipay.public-keys=file:{{sys:paysync.test.alipay-close-route.keys}}/alipay-public.pem",
+            "paysync.adapters.alipay.merchant-private-key=file:{{sys:paysync.test.alipay-close-route.keys}}"
+                    + "/merchant-private.pem",
             "camel.server.enabled=false",
             "camel.management.enabled=false",
             "camel.metrics.enabled=false"
@@ -43,7 +43,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
         configurationClasses = AlipayCloseRouteTest.StandIn.class)
 class AlipayCloseRouteTest {
 
-    static final String KEYS = "target/alipay-close-route-test";
     static final ObjectMapper JSON = new ObjectMapper();
     static final GatewayKeys ALIPAY;
     static final GatewayKeys MERCHANT;
@@ -54,7 +53,7 @@ class AlipayCloseRouteTest {
             ALIPAY = GatewayKeys.generate("alipay");
             MERCHANT = GatewayKeys.generate("merchant");
             STAND_IN = AlipayStandIn.start(ALIPAY, MERCHANT);
-            AlipayStatusRouteTest.writeKeys(Path.of(KEYS), ALIPAY, MERCHANT);
+            AlipayStandIn.keyFiles("alipay-close-route", ALIPAY, MERCHANT);
         } catch (Exception e) {
             throw new ExceptionInInitializerError(e);
         }

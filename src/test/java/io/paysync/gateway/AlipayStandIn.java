@@ -266,4 +266,22 @@ public final class AlipayStandIn implements AutoCloseable {
         server.stop(0);
         ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
     }
+
+    /**
+     * The keys as files, as an operator may give them ({@code file:<path>}), in a folder of this test JVM's own, named
+     * by the system property {@code paysync.test.<name>.keys} that the test's settings read ({@code {{sys:...}}}): the
+     * route's beans read their settings before a test's configuration runs, and the suite runs test classes in two
+     * JVMs at once, each with keys of its own, so one shared folder would hold the other JVM's keys.
+     */
+    static void keyFiles(String name, GatewayKeys alipay, GatewayKeys merchant) throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory(name);
+        java.nio.file.Files.writeString(dir.resolve("alipay-public.pem"), alipay.publicKeyPem());
+        java.nio.file.Files.writeString(
+                dir.resolve("merchant-private.pem"),
+                "-----BEGIN PRIVATE KEY-----\n"
+                        + java.util.Base64.getMimeEncoder()
+                                .encodeToString(merchant.privateKey().getEncoded())
+                        + "\n-----END PRIVATE KEY-----\n");
+        System.setProperty("paysync.test." + name + ".keys", dir.toString());
+    }
 }

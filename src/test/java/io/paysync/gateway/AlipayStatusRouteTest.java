@@ -10,8 +10,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.paysync.gateway.AlipayStandIn.Fault;
 import io.paysync.support.LogHygiene;
 import io.paysync.sync.NoHiddenRetries;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
@@ -40,8 +38,9 @@ import org.junit.jupiter.api.extension.ExtendWith;
             "paysync.adapters.alipay.requests.enabled=true",
             "paysync.adapters.alipay.app-id=" + AlipayStatusRouteTest.APP_ID,
             "paysync.adapters.alipay.timeout-ms=2000",
-            "paysync.adapters.alipay.public-keys=file:" + AlipayStatusRouteTest.KEYS + "/alipay-public.pem",
-            "paysync.adapters.alipay.merchant-private-key=file:" + AlipayStatusRouteTest.KEYS + "/merchant-private.pem",
+            "paysync.adapters.alipay.public-keys=file:{{sys:paysync.test.alipay-status-route.keys}}/alipay-public.pem",
+            "paysync.adapters.alipay.merchant-private-key=file:{{sys:paysync.test.alipay-status-route.keys}}"
+                    + "/merchant-private.pem",
             "camel.server.enabled=false",
             "camel.management.enabled=false",
             "camel.metrics.enabled=false"
@@ -50,7 +49,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class AlipayStatusRouteTest {
 
     static final String APP_ID = "2021000000000001";
-    static final String KEYS = "target/alipay-status-route-test";
     static final ObjectMapper JSON = new ObjectMapper();
     static final GatewayKeys ALIPAY;
     static final GatewayKeys MERCHANT;
@@ -61,7 +59,7 @@ class AlipayStatusRouteTest {
             ALIPAY = GatewayKeys.generate("alipay");
             MERCHANT = GatewayKeys.generate("merchant");
             STAND_IN = AlipayStandIn.start(ALIPAY, MERCHANT);
-            writeKeys(Path.of(KEYS), ALIPAY, MERCHANT);
+            AlipayStandIn.keyFiles("alipay-status-route", ALIPAY, MERCHANT);
         } catch (Exception e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -70,21 +68,6 @@ class AlipayStatusRouteTest {
 
     static String merchantPrivateKey() {
         return Base64.getEncoder().encodeToString(MERCHANT.privateKey().getEncoded());
-    }
-
-    /**
-     * The keys as files, as an operator may give them ({@code file:<path>}): the route's beans read their settings
-     * before a test's configuration runs, so keys made at run time reach them only this way.
-     */
-    static void writeKeys(Path dir, GatewayKeys alipay, GatewayKeys merchant) throws Exception {
-        Files.createDirectories(dir);
-        Files.writeString(dir.resolve("alipay-public.pem"), alipay.publicKeyPem());
-        Files.writeString(
-                dir.resolve("merchant-private.pem"),
-                "-----BEGIN PRIVATE KEY-----\n"
-                        + Base64.getMimeEncoder()
-                                .encodeToString(merchant.privateKey().getEncoded())
-                        + "\n-----END PRIVATE KEY-----\n");
     }
 
     /** Points the routes at the stand-in, and binds the HTTP client's settings as the runtime does. */
