@@ -20,9 +20,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The README's "With Alipay" walkthrough on a dev-profile runtime: its Alipay adapter, status and close routes against
- * the Alipay simulator, with key pairs the runtime created itself in a temporary data folder. One subclass per
- * database.
+ * The "With Alipay" walkthrough of docs/gateways.md on a dev-profile runtime: its Alipay adapter, status and close
+ * routes against the Alipay simulator, with key pairs the runtime created itself in a temporary data folder. One
+ * subclass per database.
  */
 abstract class AlipaySimulatorWalkthroughSuite {
 
