@@ -99,6 +99,11 @@ class ChaosRunTest {
     private static final long SEED = Long.getLong("paysync.chaos.seed", System.currentTimeMillis());
     private static final int WORKERS = 3;
     /**
+     * How many orders the gateway and the shop act on at once. An order's requests wait on each other, on dead workers
+     * and on the shop's pauses far more than on CPU, so the run's length follows the orders per lane.
+     */
+    private static final int GATEWAY_LANES = 12;
+    /**
      * How the third party keeps one record per order and per adjustment: {@code idempotent} (it honours
      * Idempotency-Key, and an in-doubt send is sent again) or {@code lookup} (every create that reaches it is a new
      * record, so only the lookup before a resend keeps a second one out, and a duplicate would show). Half the seeds
@@ -211,7 +216,7 @@ class ChaosRunTest {
             for (int i = 0; i < ORDERS; i++) {
                 orders.add("CH-" + i);
             }
-            ExecutorService gateway = Executors.newFixedThreadPool(6);
+            ExecutorService gateway = Executors.newFixedThreadPool(GATEWAY_LANES);
             try {
                 System.out.printf("chaos run: workers up after %d s%n", secondsSince(started));
 
