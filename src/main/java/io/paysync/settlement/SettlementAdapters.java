@@ -98,7 +98,7 @@ public final class SettlementAdapters {
             }
         }
         context.getPropertiesComponent().addOverrideProperty(setting, from);
-        settings.routeInt(prefix + ".fetch-period-ms", 900_000, 1000, 86_400_000);
+        settings.routeInt(prefix + ".fetch-period-ms", 900_000, 100, 86_400_000);
         context.getPropertiesComponent().addOverrideProperty(prefix + ".fetch.enabled", String.valueOf(enabled));
         return enabled;
     }

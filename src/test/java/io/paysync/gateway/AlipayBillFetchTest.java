@@ -90,7 +90,7 @@ class AlipayBillFetchTest {
         props.put("paysync.adapters.alipay-bill.poll-ms", "100");
         props.put("paysync.adapters.alipay-bill.stable-ms", "100");
         props.put("paysync.adapters.alipay-bill.fetch-from", "10:00");
-        props.put("paysync.adapters.alipay-bill.fetch-period-ms", "1000");
+        props.put("paysync.adapters.alipay-bill.fetch-period-ms", "200");
         app = PaysyncInstance.start(database, props, Map.of("paysyncClock", new TestClock(NOW)));
     }
 

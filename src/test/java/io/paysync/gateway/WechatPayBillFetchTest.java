@@ -82,7 +82,7 @@ class WechatPayBillFetchTest {
         props.put("paysync.adapters.wechatpay-bill.poll-ms", "100");
         props.put("paysync.adapters.wechatpay-bill.stable-ms", "100");
         props.put("paysync.adapters.wechatpay-bill.fetch-from", "10:00");
-        props.put("paysync.adapters.wechatpay-bill.fetch-period-ms", "1000");
+        props.put("paysync.adapters.wechatpay-bill.fetch-period-ms", "200");
         app = PaysyncInstance.start(database, props, Map.of("paysyncClock", clock));
     }
 
