@@ -150,7 +150,9 @@ public class OrderRepository {
                         PaymentStatus.Pending.name(),
                         to.name(),
                         cause,
-                        "transaction " + transactionId,
+                        transactionId == null
+                                ? "no transaction: the gateway ended the payment unpaid"
+                                : "transaction " + transactionId,
                         now);
                 alsoOnMove.run();
             }

@@ -234,7 +234,7 @@ public class PaymentExpiry {
     /** The gateway's final answer, through the callback's checks and guarded transitions. */
     private Closing applyFinal(String orderNumber, String status, ObjectNode json) {
         try {
-            String outcome = rules.apply(CallbackRequest.parse(json), PaymentRules.Source.expiryClose());
+            String outcome = rules.applyAnswer(json, PaymentRules.Source.expiryClose());
             LOG.info("Order {}: the gateway says {} when asked to close it, outcome {}", orderNumber, status, outcome);
         } catch (ApiException e) {
             LOG.warn(

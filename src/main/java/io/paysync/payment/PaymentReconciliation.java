@@ -228,7 +228,7 @@ public class PaymentReconciliation {
         }
         String outcome;
         try {
-            outcome = rules.apply(CallbackRequest.parse(json), PaymentRules.Source.reconciliation());
+            outcome = rules.applyAnswer(json, PaymentRules.Source.reconciliation());
         } catch (ApiException e) {
             if (e.status() == 400) {
                 LOG.warn(

@@ -1,5 +1,7 @@
 package io.paysync.payment;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.paysync.db.TransitionLog;
 import io.paysync.http.ApiException;
 import io.paysync.order.Adjustment;
@@ -7,6 +9,7 @@ import io.paysync.order.AdjustmentRepository;
 import io.paysync.order.AdjustmentStatus;
 import io.paysync.order.Money;
 import io.paysync.order.Order;
+import io.paysync.order.OrderApi;
 import io.paysync.order.OrderRepository;
 import io.paysync.order.PaymentStatus;
 import io.paysync.trace.OrderTrace;
@@ -142,6 +145,31 @@ public final class PaymentRules {
             OrderTrace.outcome(news.orderNumber(), refused.code());
             throw refused;
         }
+    }
+
+    /**
+     * A status route's final answer ({@code succeeded} or {@code failed}) from {@code source}. A {@code failed} answer
+     * that names no transaction is a payment the gateway ended without one (WeChat Pay's CLOSED, PAYERROR or REVOKED
+     * trade, Alipay's TRADE_CLOSED before any payment): the order moves Pending -> Failed on its own amount, checked
+     * against the answer's when the answer gives one. Anything else is read as a callback.
+     */
+    public String applyAnswer(ObjectNode json, Source source) {
+        JsonNode transaction = json.get("transactionId");
+        JsonNode status = json.get("status");
+        boolean endedUnpaid =
+                (transaction == null || transaction.isNull()) && status != null && "failed".equals(status.asText(null));
+        if (!endedUnpaid) {
+            return apply(CallbackRequest.parse(json), source);
+        }
+        String orderNumber = OrderApi.orderNumber(json.get("orderNumber"), "orderNumber");
+        Order order = current(orderNumber);
+        CallbackRequest news = new CallbackRequest(orderNumber, null, order.amount(), order.currency(), false);
+        JsonNode amount = json.get("amount");
+        if (amount != null && !amount.isNull()) {
+            String currency = Money.currency(json.get("currency"), "currency");
+            news = new CallbackRequest(orderNumber, null, Money.amount(amount, "amount", currency), currency, false);
+        }
+        return apply(news, source);
     }
 
     private String decide(CallbackRequest news, Source source, Consumer<String> withTransition) {

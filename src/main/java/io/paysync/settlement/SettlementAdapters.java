@@ -3,6 +3,7 @@ package io.paysync.settlement;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.config.Settings;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
 import org.apache.camel.CamelContext;
@@ -28,6 +29,9 @@ public final class SettlementAdapters {
      * A metadata key the route can put in a column name and a Simple literal: Stripe allows anything but square
      * brackets; this keeps to what order-number keys are made of.
      */
+    /** A time of day, {@code H:mm} or {@code HH:mm}. */
+    private static final Pattern FETCH_FROM = Pattern.compile("([01]?[0-9]|2[0-3]):[0-5][0-9]");
+
     private static final Pattern METADATA_KEY = Pattern.compile("[A-Za-z0-9_.:-]{1,40}");
 
     private SettlementAdapters() {}
@@ -44,8 +48,59 @@ public final class SettlementAdapters {
         inbox(settings, context, STRIPE);
         for (String bill : List.of(WECHATPAY_BILL, ALIPAY_BILL)) {
             timing(settings, context, bill);
-            inbox(settings, context, bill);
+            boolean inbox = inbox(settings, context, bill);
+            fetch(settings, context, bill, inbox);
         }
+    }
+
+    /**
+     * {@code <prefix>.fetch-from}: unset, the bill is not fetched through the gateway's API. Set, a time of day
+     * ({@code HH:mm}, the gateway's zone), the fetch route asks for yesterday's bill every {@code .fetch-period-ms}
+     * from then on until it is filed; it needs the adapter's folder, where it files the bill, and the gateway's signed
+     * requests ({@code paysync.adapters.wechatpay.*}, or {@code paysync.adapters.alipay.requests.enabled}).
+     */
+    static boolean fetch(Settings settings, CamelContext context, String prefix, boolean inbox) {
+        String setting = prefix + ".fetch-from";
+        String configured = settings.getOrDefault(setting, "").strip();
+        boolean enabled = !configured.isEmpty();
+        String from = "10:00";
+        if (enabled) {
+            if (!FETCH_FROM.matcher(configured).matches()) {
+                throw new InvalidSettingsException(List.of(setting + " must be a time of day HH:mm, in the "
+                        + "gateway's time zone Asia/Shanghai (is '" + configured + "')"));
+            }
+            from = configured.length() == 4 ? "0" + configured : configured;
+            List<String> problems = new ArrayList<>();
+            if (!inbox) {
+                problems.add(setting + " is set but " + prefix + ".inbox is not: the fetched bill is filed there");
+            }
+            List<String> needed = prefix.equals(WECHATPAY_BILL)
+                    ? List.of(
+                            "paysync.adapters.wechatpay.mchid",
+                            "paysync.adapters.wechatpay.merchant-serial",
+                            "paysync.adapters.wechatpay.merchant-private-key")
+                    : List.of();
+            String requests = prefix.equals(WECHATPAY_BILL)
+                    ? "paysync.adapters.wechatpay.enabled"
+                    : "paysync.adapters.alipay.requests.enabled";
+            if (!settings.getBoolean(requests, false)) {
+                problems.add(setting + " is set but " + requests + " is not true: the bill is asked for by the "
+                        + "gateway's signed requests");
+            }
+            for (String key : needed) {
+                if (settings.getOrDefault(key, "").isBlank()) {
+                    problems.add(setting + " is set but " + key + " is not: the bill is asked for by the "
+                            + "gateway's signed requests");
+                }
+            }
+            if (!problems.isEmpty()) {
+                throw new InvalidSettingsException(problems);
+            }
+        }
+        context.getPropertiesComponent().addOverrideProperty(setting, from);
+        settings.routeInt(prefix + ".fetch-period-ms", 900_000, 100, 86_400_000);
+        context.getPropertiesComponent().addOverrideProperty(prefix + ".fetch.enabled", String.valueOf(enabled));
+        return enabled;
     }
 
     /** {@code <prefix>.poll-ms} and {@code .stable-ms}, given to the route even where no properties file sets them. */

@@ -176,6 +176,19 @@ public abstract class AlipayRequestsSuite {
         assertThat(thirdParty.requestsFor("AR-WAIT")).isZero();
     }
 
+    /** A trade Alipay closed before any payment (its timeout, or the shop's own close): the order ends Failed. */
+    @Test
+    void should_mark_failed_an_order_whose_trade_alipay_closed_unpaid() throws Exception {
+        PaysyncInstance app = reconcilingApp();
+        standIn.trade("AR-CLOSED", "TRADE_CLOSED", "2026120722206", "10.00");
+        oldOrder(app, "AR-CLOSED", "10.00");
+
+        awaitPaymentStatus(app, "AR-CLOSED", "Failed");
+        assertThat(app.column("AR-CLOSED", "payment_transaction_id")).isNull();
+        assertThat(transitions(app, "AR-CLOSED")).isEqualTo(1);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
+    }
+
     @Test
     void should_change_nothing_for_an_answer_signed_with_another_key() throws Exception {
         PaysyncInstance app = reconcilingApp();

@@ -64,6 +64,10 @@ public final class AlipayStandIn implements AutoCloseable {
     private final Map<String, ObjectNode> fixed = new ConcurrentHashMap<>();
     private final Map<String, Fault> faults = new ConcurrentHashMap<>();
     private final List<Request> requests = new CopyOnWriteArrayList<>();
+    /** The bills (zips) Alipay has made, by bill_date (yyyy-MM-dd); a day not here is not made yet. */
+    private final Map<String, byte[]> bills = new ConcurrentHashMap<>();
+    /** How often each bill was downloaded, by bill_date. */
+    private final Map<String, Integer> downloads = new ConcurrentHashMap<>();
 
     private AlipayStandIn(GatewayKeys alipay, GatewayKeys merchant) throws Exception {
         this.alipay = alipay;
@@ -72,6 +76,7 @@ public final class AlipayStandIn implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.setExecutor(Executors.newFixedThreadPool(4));
         server.createContext("/gateway.do", this::handle);
+        server.createContext("/downloadBillFile.resource", this::download);
         server.start();
     }
 
@@ -102,7 +107,44 @@ public final class AlipayStandIn implements AutoCloseable {
                 .count();
     }
 
+    /** Alipay has made the day's bill, served at the URL its bill query answers. */
+    public void bill(String day, byte[] zip) {
+        bills.put(day, zip);
+    }
+
+    public int downloads(String day) {
+        return downloads.getOrDefault(day, 0);
+    }
+
+    /** The bill's URL as Alipay answers it: on a host of its own, a short-lived token in the query. */
+    public String billUrl(String day) {
+        return "http://127.0.0.1:" + server.getAddress().getPort()
+                + "/downloadBillFile.resource?bizType=trade&fileType=csv.zip&bizDates=" + day.replace("-", "")
+                + "&token=tok-" + day + "-secret";
+    }
+
+    private void download(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            Map<String, String> q = form(exchange.getRequestURI().getRawQuery());
+            String token = q.getOrDefault("token", "");
+            String day = token.startsWith("tok-") && token.endsWith("-secret")
+                    ? token.substring(4, token.length() - "-secret".length())
+                    : "";
+            byte[] zip = bills.get(day);
+            if (zip == null) {
+                send(exchange, 404, "<html>no such file</html>");
+                return;
+            }
+            downloads.merge(day, 1, Integer::sum);
+            exchange.getResponseHeaders().set("Content-Type", "application/oct-stream");
+            exchange.sendResponseHeaders(200, zip.length);
+            exchange.getResponseBody().write(zip);
+        }
+    }
+
     public void reset() {
+        bills.clear();
+        downloads.clear();
         trades.clear();
         fixed.clear();
         faults.clear();
@@ -209,6 +251,18 @@ public final class AlipayStandIn implements AutoCloseable {
         ObjectNode preset = fixed.get(method);
         if (preset != null) {
             return preset;
+        }
+        if (method.equals("alipay.data.dataservice.bill.downloadurl.query")) {
+            JsonNode biz = request.bizContent();
+            String day = biz.path("bill_date").asText();
+            if (!"trade".equals(biz.path("bill_type").asText()) || !bills.containsKey(day)) {
+                return failure("40004", "Business Failed", "isp.bill_not_exist", "账单不存在");
+            }
+            ObjectNode found = JSON.createObjectNode();
+            found.put("code", "10000");
+            found.put("msg", "Success");
+            found.put("bill_download_url", billUrl(day));
+            return found;
         }
         String orderNumber = request.bizContent().path("out_trade_no").asText();
         ObjectNode trade = trades.get(orderNumber);

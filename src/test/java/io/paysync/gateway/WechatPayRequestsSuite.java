@@ -173,6 +173,25 @@ public abstract class WechatPayRequestsSuite {
         assertThat(app.snapshot()).isEqualTo(before);
     }
 
+    /** A trade closed unpaid, or whose payment failed at the bank: no transaction_id; the order ends Failed. */
+    @Test
+    void should_mark_failed_an_order_whose_trade_ended_unpaid_at_wechat_pay() throws Exception {
+        PaysyncInstance app = reconcilingApp();
+        app.createOrder("WR-CLOSED", "10.00", "CNY");
+        app.createOrder("WR-PAYERROR", "10.00", "CNY");
+        wechat.trade("WR-CLOSED", "CLOSED", 1000);
+        wechat.trade("WR-PAYERROR", "PAYERROR", 1000);
+        clock.advance(AFTER.plusSeconds(1));
+
+        awaitPaymentStatus(app, "WR-CLOSED", "Failed");
+        awaitPaymentStatus(app, "WR-PAYERROR", "Failed");
+        assertThat(app.column("WR-CLOSED", "payment_transaction_id")).isNull();
+        assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE machine = 'payment'"
+                        + " AND order_number IN ('WR-CLOSED', 'WR-PAYERROR') AND cause = 'reconciliation'"))
+                .isEqualTo(2);
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies")).isZero();
+    }
+
     @Test
     void should_close_an_unpaid_order_at_wechat_pay_then_expire_it_and_refuse_a_late_payment() throws Exception {
         PaysyncInstance app = expiringApp();

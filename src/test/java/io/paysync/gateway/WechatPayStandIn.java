@@ -57,6 +57,9 @@ final class WechatPayStandIn implements AutoCloseable {
     final List<Request> requests = new CopyOnWriteArrayList<>();
     final Map<String, Trade> trades = new ConcurrentHashMap<>();
     final Map<String, Deque<Answer>> scripted = new ConcurrentHashMap<>();
+    /** The trade bills WeChat Pay has made, by bill_date (yyyy-MM-dd); a day not here is not made yet. */
+    final Map<String, String> bills = new ConcurrentHashMap<>();
+
     private volatile Clock clock = Clock.systemUTC();
 
     private WechatPayStandIn(HttpServer server, GatewayKeys merchant, GatewayKeys platform) {
@@ -91,6 +94,24 @@ final class WechatPayStandIn implements AutoCloseable {
         requests.clear();
         trades.clear();
         scripted.clear();
+        bills.clear();
+    }
+
+    /** The SHA1 of a bill's bytes in hex, as WeChat Pay's tradebill answer names it. */
+    static String sha1(String bill) {
+        try {
+            return java.util.HexFormat.of()
+                    .formatHex(java.security.MessageDigest.getInstance("SHA-1")
+                            .digest(bill.getBytes(StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The tradebill answer for a day, as WeChat Pay's 申请交易账单 answers (its download_url on this host). */
+    String tradebill(String day, String hash) {
+        return "{\"hash_type\":\"SHA1\",\"hash_value\":\"" + hash + "\",\"download_url\":\"" + url()
+                + "/v3/billdownload/file?token=T" + day.replace("-", "") + "\"}";
     }
 
     /** An order placed at WeChat Pay, with its trade_state. */
@@ -189,6 +210,26 @@ final class WechatPayStandIn implements AutoCloseable {
     }
 
     private Answer answer(String method, String rawPath, String rawQuery, String body) {
+        if (method.equals("GET") && rawPath.equals("/v3/bill/tradebill")) {
+            Map<String, String> q = query(rawQuery);
+            if (!"ALL".equals(q.get("bill_type")) || q.get("bill_date") == null) {
+                return new Answer(400, error("PARAM_ERROR", "bill_type, bill_date"), platform);
+            }
+            String bill = bills.get(q.get("bill_date"));
+            return bill == null
+                    ? new Answer(400, error("NO_STATEMENT_EXIST", "账单文件不存在"), platform)
+                    : new Answer(200, tradebill(q.get("bill_date"), sha1(bill)), platform);
+        }
+        if (method.equals("GET") && rawPath.equals("/v3/billdownload/file")) {
+            String token = query(rawQuery).getOrDefault("token", "");
+            String day = token.length() == 9
+                    ? token.substring(1, 5) + "-" + token.substring(5, 7) + "-" + token.substring(7)
+                    : "";
+            String bill = bills.get(day);
+            return bill == null
+                    ? new Answer(404, error("NOT_FOUND", "no such bill"), platform)
+                    : new Answer(200, bill, null);
+        }
         if (!rawPath.startsWith(PREFIX)) {
             return new Answer(404, error("NOT_FOUND", "no such API"), platform);
         }
@@ -223,6 +264,21 @@ final class WechatPayStandIn implements AutoCloseable {
             };
         }
         return new Answer(404, error("NOT_FOUND", "no such API"), platform);
+    }
+
+    private static Map<String, String> query(String rawQuery) {
+        Map<String, String> fields = new HashMap<>();
+        if (rawQuery != null) {
+            for (String pair : rawQuery.split("&")) {
+                int eq = pair.indexOf('=');
+                if (eq > 0) {
+                    fields.put(
+                            URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                            URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return fields;
     }
 
     private void respond(HttpExchange exchange, Answer answer) throws IOException {

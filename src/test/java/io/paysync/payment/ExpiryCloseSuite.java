@@ -173,6 +173,18 @@ public abstract class ExpiryCloseSuite {
     }
 
     @Test
+    void should_mark_failed_a_payment_the_gateway_ended_without_a_transaction_when_asked_to_close() throws Exception {
+        PaysyncInstance app = app();
+        gateway.answer("E-ENDED", new Answer(200, "{\"orderNumber\":\"E-ENDED\",\"status\":\"failed\"}", 0));
+        dueOrders(app, "E-ENDED");
+
+        awaitPaymentStatus(app, "E-ENDED", "Failed");
+        assertThat(transitions(app, "E-ENDED", "Failed", PaymentRules.EXPIRY_CLOSE_CAUSE))
+                .isEqualTo(1);
+        assertThat(app.column("E-ENDED", "payment_transaction_id")).isNull();
+    }
+
+    @Test
     void should_keep_pending_and_record_one_anomaly_when_the_gateway_reports_another_amount() throws Exception {
         PaysyncInstance app = app();
         gateway.answer("E-MISMATCH", Answer.payment("E-MISMATCH", "gw_e_mismatch", "9.99", "EUR", "succeeded"));

@@ -191,6 +191,49 @@ public abstract class ReconciliationSuite {
         assertThat(app.column("R-FAILED", "payment_transaction_id")).isNull();
     }
 
+    /**
+     * A payment the gateway ended without a transaction (a trade closed unpaid, a payment error): its answer names no
+     * transaction and maybe no amount. The order fails on its own amount; an amount the answer gives must still be it.
+     */
+    @Test
+    void should_mark_failed_when_the_gateway_ended_the_payment_without_a_transaction() throws Exception {
+        PaysyncInstance app = app();
+        gateway.answer("R-ENDED", new Answer(200, "{\"orderNumber\":\"R-ENDED\",\"status\":\"failed\"}", 0));
+        gateway.answer(
+                "R-ENDED-AMOUNT",
+                new Answer(
+                        200,
+                        "{\"orderNumber\":\"R-ENDED-AMOUNT\",\"status\":\"failed\",\"transactionId\":null,"
+                                + "\"amount\":\"10.00\",\"currency\":\"EUR\"}",
+                        0));
+        gateway.answer(
+                "R-ENDED-OTHER",
+                new Answer(
+                        200,
+                        "{\"orderNumber\":\"R-ENDED-OTHER\",\"status\":\"failed\",\"amount\":\"9.99\","
+                                + "\"currency\":\"EUR\"}",
+                        0));
+        app.createOrder("R-ENDED", "10.00", "EUR");
+        app.createOrder("R-ENDED-AMOUNT", "10.00", "EUR");
+        app.createOrder("R-ENDED-OTHER", "10.00", "EUR");
+        clock.advance(AFTER.plusSeconds(1));
+
+        awaitPaymentStatus(app, "R-ENDED", "Failed");
+        awaitPaymentStatus(app, "R-ENDED-AMOUNT", "Failed");
+        assertThat(transitions(app, "R-ENDED", "reconciliation")).isEqualTo(1);
+        assertThat(app.column("R-ENDED", "payment_transaction_id")).isNull();
+        assertThat(
+                        app.count(
+                                "SELECT COUNT(*) FROM order_transitions WHERE order_number = 'R-ENDED'"
+                                        + " AND to_status = 'Failed' AND detail = 'no transaction: the gateway ended the payment unpaid'"))
+                .isEqualTo(1);
+        awaitAsked("R-ENDED-OTHER", 3);
+        assertThat(app.column("R-ENDED-OTHER", "payment_status")).isEqualTo("Pending");
+        assertThat(app.count("SELECT COUNT(*) FROM anomalies WHERE order_number = 'R-ENDED-OTHER'"
+                        + " AND kind = 'amount-mismatch'"))
+                .isEqualTo(1);
+    }
+
     @Test
     void should_change_nothing_while_the_gateway_says_pending_or_closed_or_knows_no_payment() throws Exception {
         PaysyncInstance app = app();

@@ -55,4 +55,47 @@ class BillAdapterSettingsTest {
             }
         }
     }
+
+    @Test
+    void should_create_a_fetch_route_only_with_its_time_of_day_and_refuse_one_it_cannot_run() throws Exception {
+        try (TestDatabase db = TestDatabase.h2();
+                PaysyncInstance app = PaysyncInstance.start(
+                        db,
+                        Map.of(
+                                "paysync.settlement.inbox",
+                                settlementInbox.toString(),
+                                "paysync.adapters.wechatpay-bill.inbox",
+                                bills.toString()))) {
+            assertThat(app.camelContext().getRoute("wechatpay-bill-fetch")).isNull();
+            assertThat(app.camelContext().getRoute("alipay-bill-fetch")).isNull();
+        }
+        for (String adapter : List.of("wechatpay-bill", "alipay-bill")) {
+            String fetchFrom = "paysync.adapters." + adapter + ".fetch-from";
+            String inbox = "paysync.adapters." + adapter + ".inbox";
+            try (TestDatabase db = TestDatabase.h2()) {
+                assertThatThrownBy(() -> PaysyncInstance.start(
+                                        db,
+                                        Map.of(
+                                                "paysync.settlement.inbox",
+                                                settlementInbox.toString(),
+                                                inbox,
+                                                bills.toString(),
+                                                fetchFrom,
+                                                "25:00"))
+                                .close())
+                        .hasStackTraceContaining(fetchFrom + " must be a time of day HH:mm");
+                assertThatThrownBy(() -> PaysyncInstance.start(
+                                        db,
+                                        Map.of(
+                                                "paysync.settlement.inbox",
+                                                settlementInbox.toString(),
+                                                fetchFrom,
+                                                "10:00"))
+                                .close())
+                        .hasStackTraceContaining(fetchFrom + " is set but " + inbox + " is not")
+                        .hasStackTraceContaining(
+                                " is not true: the bill is asked for by the gateway's signed requests");
+            }
+        }
+    }
 }
