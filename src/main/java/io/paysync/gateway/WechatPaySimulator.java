@@ -102,8 +102,8 @@ public class WechatPaySimulator {
     private PublicKey merchantPublicKey;
     private PrivateKey platformPrivateKey;
     private SecretKeySpec apiv3Key;
-    private String mchid;
-    private String merchantSerial;
+    private String mchid = "";
+    private String merchantSerial = "";
     private String platformSerial;
     private String apiPath = "/simulator/wechatpay";
     private String notifyUrl;
@@ -115,12 +115,11 @@ public class WechatPaySimulator {
         if (merchantPublicKey == null
                 || platformPrivateKey == null
                 || apiv3Key == null
-                || isBlank(mchid)
-                || isBlank(merchantSerial)
                 || isBlank(platformSerial)
                 || isBlank(notifyUrl)) {
             throw new IllegalStateException(
-                    "The WeChat Pay simulator needs devKeys, mchid, merchantSerial, platformSerial and notifyUrl");
+                    "The WeChat Pay simulator needs devKeys,"
+                            + " paysync.dev.wechatpay-simulator.platform-serial and paysync.dev.wechatpay-simulator.notify-url");
         }
         trades = SimulatorRequests.lastOf(capacity);
         notifications = new SimulatorNotifications(
@@ -310,7 +309,9 @@ public class WechatPaySimulator {
             end = m.end();
         }
         String timestamp = fields.get("timestamp");
-        if (end != authorization.length() - SCHEMA.length()
+        if (mchid.isEmpty()
+                || merchantSerial.isEmpty()
+                || end != authorization.length() - SCHEMA.length()
                 || !mchid.equals(fields.get("mchid"))
                 || !merchantSerial.equalsIgnoreCase(fields.getOrDefault("serial_no", ""))
                 || fields.get("nonce_str") == null
@@ -432,14 +433,17 @@ public class WechatPaySimulator {
         this.apiv3Key = new SecretKeySpec(devKeys.secret("wechatpay-apiv3").getBytes(StandardCharsets.US_ASCII), "AES");
     }
 
-    /** The merchant id the simulated WeChat Pay serves: the adapter's. */
+    /**
+     * The merchant id the simulated WeChat Pay serves: the adapter's. Unset, no request is authorized; the adapter,
+     * which needs it, says so at start.
+     */
     public void setMchid(String mchid) {
-        this.mchid = mchid == null ? null : mchid.trim();
+        this.mchid = mchid == null ? "" : mchid.trim();
     }
 
     /** The serial number of the merchant's API certificate, which each request's Authorization must name. */
     public void setMerchantSerial(String merchantSerial) {
-        this.merchantSerial = merchantSerial == null ? null : merchantSerial.trim();
+        this.merchantSerial = merchantSerial == null ? "" : merchantSerial.trim();
     }
 
     /** The platform public key id sent in Wechatpay-Serial, under which the adapter knows the platform key. */

@@ -40,6 +40,7 @@ abstract class WechatPaySimulatorWalkthroughSuite {
                         Map.ofEntries(
                                 Map.entry("camel.main.profile", "dev"),
                                 Map.entry("paysync.dev.keys-folder", keys.toString()),
+                                Map.entry("paysync.adapters.wechatpay.enabled", "true"),
                                 Map.entry("paysync.dev.wechatpay-simulator.notify-interval-ms", "200"),
                                 Map.entry("paysync.reconciliation.enabled", "true"),
                                 Map.entry("paysync.reconciliation.period-ms", "100"),
