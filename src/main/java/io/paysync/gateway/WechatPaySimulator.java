@@ -295,23 +295,14 @@ public class WechatPaySimulator {
 
     /** The request's Authorization, checked as WeChat Pay checks it. */
     private boolean authorized(Exchange exchange, String method, String signedPath, String body, Clock clock) {
-        String authorization = exchange.getMessage().getHeader("Authorization", String.class);
-        if (authorization == null || !authorization.startsWith(SCHEMA) || signedPath == null) {
+        Map<String, String> fields =
+                authorizationFields(exchange.getMessage().getHeader("Authorization", String.class));
+        if (fields == null || signedPath == null) {
             return false;
-        }
-        Map<String, String> fields = new HashMap<>();
-        Matcher m = FIELD.matcher(authorization.substring(SCHEMA.length()));
-        int end = 0;
-        while (m.find() && m.start() == end) {
-            if (fields.put(m.group(1), m.group(2)) != null) {
-                return false;
-            }
-            end = m.end();
         }
         String timestamp = fields.get("timestamp");
         if (mchid.isEmpty()
                 || merchantSerial.isEmpty()
-                || end != authorization.length() - SCHEMA.length()
                 || !mchid.equals(fields.get("mchid"))
                 || !merchantSerial.equalsIgnoreCase(fields.getOrDefault("serial_no", ""))
                 || fields.get("nonce_str") == null
@@ -323,6 +314,26 @@ public class WechatPaySimulator {
         String message =
                 method + "\n" + signedPath + "\n" + timestamp + "\n" + fields.get("nonce_str") + "\n" + body + "\n";
         return SimulatorRequests.verifies(merchantPublicKey, message, fields.get("signature"));
+    }
+
+    /**
+     * The fields of a {@code WECHATPAY2-SHA256-RSA2048 k="v",...} Authorization, in any order, each once, as WeChat Pay
+     * reads them; null for any other header.
+     */
+    static Map<String, String> authorizationFields(String authorization) {
+        if (authorization == null || !authorization.startsWith(SCHEMA)) {
+            return null;
+        }
+        Map<String, String> fields = new HashMap<>();
+        Matcher m = FIELD.matcher(authorization.substring(SCHEMA.length()));
+        int end = 0;
+        while (m.find() && m.start() == end) {
+            if (fields.put(m.group(1), m.group(2)) != null) {
+                return null;
+            }
+            end = m.end();
+        }
+        return end == authorization.length() - SCHEMA.length() ? fields : null;
     }
 
     /** The answer, signed with the platform key as WeChat Pay signs it; every request header removed. */

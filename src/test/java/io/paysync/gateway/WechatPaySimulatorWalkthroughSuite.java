@@ -70,6 +70,11 @@ abstract class WechatPaySimulatorWalkthroughSuite {
                     .untilAsserted(() ->
                             assertThat(app.column("WX-0001", "payment_status")).isEqualTo("Paid"));
             assertThat(app.column("WX-0001", "payment_transaction_id")).isEqualTo(transactionId);
+            assertThat(app.count("SELECT COUNT(*) FROM order_transitions WHERE order_number = 'WX-0001'"
+                            + " AND machine = 'payment' AND to_status = 'Paid' AND actor = 'gateway'"
+                            + " AND webhook_id IS NOT NULL"))
+                    .as("paid by the notification, its id kept")
+                    .isEqualTo(1);
 
             // A lost notification: found by reconciliation through the signed order query.
             app.createOrder("WX-0002", "10.00", "CNY");
