@@ -43,7 +43,9 @@ public final class Paysync {
     static final String TLS_KEYSTORE_PASSWORD = "paysync.tls.keystore-password";
     static final String DEV_KEYS_FOLDER = "paysync.dev.keys-folder";
     /** Alipay's pair (its simulator signs, the adapter checks) and the merchant's (the other way round). */
-    static final List<String> DEV_KEY_PAIRS = List.of("alipay", "alipay-merchant");
+    static final List<String> DEV_KEY_PAIRS = List.of("alipay", "alipay-merchant", "wechatpay", "wechatpay-merchant");
+
+    static final List<String> DEV_SECRETS = List.of("wechatpay-apiv3");
 
     private Paysync() {}
 
@@ -112,7 +114,7 @@ public final class Paysync {
     }
 
     /**
-     * In {@code dev} only: the key pairs of the gateway simulators and of the adapters that talk to them, created once
+     * In {@code dev} only: the key pairs and secrets of the gateway simulators and of the adapters that talk to them, created once
      * in the dev data folder ({@value #DEV_KEYS_FOLDER}) so that the repository holds no key, and bound as
      * {@code devKeys}. Before the routes are read, as the adapters' beans read their key files ({@code file:}) then.
      */
@@ -124,6 +126,9 @@ public final class Paysync {
                 properties.resolveProperty(DEV_KEYS_FOLDER).orElse("data/keys").trim()));
         for (String pair : DEV_KEY_PAIRS) {
             keys.pair(pair);
+        }
+        for (String secret : DEV_SECRETS) {
+            keys.secret(secret);
         }
         context.getRegistry().bind("devKeys", keys);
     }

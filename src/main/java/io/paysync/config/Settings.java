@@ -40,10 +40,12 @@ public final class Settings {
 
     /**
      * Settings required only while the switch beside them is true (setting -> switch). The status URL only while
-     * reconciliation asks the gateway status API, not an adapter's status route.
+     * reconciliation asks the gateway status API, not an adapter's status route. WeChat Pay's mchid, because a blank
+     * one would make every notification another merchant's.
      */
-    static final Map<String, String> REQUIRED_WHILE =
-            Map.of("paysync.gateway.status-url", "paysync.reconciliation.enabled");
+    static final Map<String, String> REQUIRED_WHILE = Map.of(
+            "paysync.gateway.status-url", "paysync.reconciliation.enabled",
+            "paysync.adapters.wechatpay.mchid", "paysync.adapters.wechatpay.enabled");
 
     private final PropertiesComponent properties;
     private final String profile;

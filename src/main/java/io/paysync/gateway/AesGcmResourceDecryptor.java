@@ -135,7 +135,8 @@ public class AesGcmResourceDecryptor extends AdapterBean {
 
     /**
      * The 32-byte keys, separated by commas or spaces: each as its 32 characters (WeChat Pay's APIv3 key) or
-     * {@code base64:<44 characters>}. Read at start: a key of another length is refused by position, never shown.
+     * {@code base64:<44 characters>}; or {@code file:<path>}, a file that holds them, so the key can come from a mounted
+     * secret. Read at start: a key of another length is refused by position, never shown.
      */
     public void setKeys(String keys) {
         this.configuredKeys = keys;
@@ -144,7 +145,8 @@ public class AesGcmResourceDecryptor extends AdapterBean {
     private List<SecretKeySpec> aesKeys(String keys) {
         List<SecretKeySpec> parsed = new ArrayList<>();
         List<String> problems = new ArrayList<>();
-        List<String> entries = Schemes.entries(keys);
+        List<String> entries =
+                Schemes.entries(keys == null || keys.isBlank() ? keys : Schemes.pemText(keys, keySetting()));
         for (int i = 0; i < entries.size(); i++) {
             String entry = entries.get(i);
             byte[] raw;

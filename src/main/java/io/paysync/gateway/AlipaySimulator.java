@@ -10,34 +10,23 @@ import io.paysync.http.RequestChecks;
 import java.math.BigDecimal;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.camel.Exchange;
 import org.apache.camel.Message;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The dev profile's stand-in for Alipay (routes/dev/alipay-simulator.camel.yaml), so the Alipay adapter and its status
@@ -55,7 +44,6 @@ import org.slf4j.LoggerFactory;
  */
 public class AlipaySimulator {
 
-    private static final Logger LOG = LoggerFactory.getLogger(AlipaySimulator.class);
     private static final DateTimeFormatter BEIJING_TIME =
             DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.of("Asia/Shanghai"));
     private static final String WAITING = "WAIT_BUYER_PAY";
@@ -82,10 +70,7 @@ public class AlipaySimulator {
     }
 
     private final AtomicLong sequence = new AtomicLong();
-    private final AtomicInteger undelivered = new AtomicInteger();
-    private final HttpClient client =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
-    private ScheduledExecutorService deliveries;
+    private SimulatorNotifications notifications;
     private Map<String, Trade> trades;
     private int capacity = 10_000;
     private PublicKey merchantPublicKey;
@@ -100,24 +85,15 @@ public class AlipaySimulator {
         if (merchantPublicKey == null || alipayPrivateKey == null || appId == null || notifyUrl == null) {
             throw new IllegalStateException("The Alipay simulator needs devKeys, appId and notifyUrl");
         }
-        int kept = capacity;
-        trades = new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<String, Trade> eldest) {
-                return size() > kept;
-            }
-        };
-        deliveries = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "alipay-simulator-notify");
-            t.setDaemon(true);
-            return t;
-        });
+        trades = SimulatorRequests.lastOf(capacity);
+        notifications = new SimulatorNotifications(
+                "Alipay", "alipay-simulator-notify", capacity, notifyAttempts, notifyIntervalMs);
     }
 
     /** Called when the routes stop: notifications not yet delivered are dropped, as the simulator's memory is. */
     public void stop() {
-        if (deliveries != null) {
-            deliveries.shutdownNow();
+        if (notifications != null) {
+            notifications.stop();
         }
     }
 
@@ -313,11 +289,6 @@ public class AlipaySimulator {
         if (!form.containsKey("sign")) {
             sign(form);
         }
-        if (undelivered.incrementAndGet() > capacity) {
-            undelivered.decrementAndGet();
-            LOG.warn("The Alipay simulator has {} notifications undelivered: this one is dropped", capacity);
-            return;
-        }
         StringBuilder body = new StringBuilder();
         form.forEach((name, value) -> {
             if (!body.isEmpty()) {
@@ -332,63 +303,21 @@ public class AlipaySimulator {
                 .header("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
                 .build();
-        deliveries.execute(() -> deliver(request, form.get("out_trade_no"), 1));
-    }
-
-    private void deliver(HttpRequest request, String orderNumber, int attempt) {
-        String outcome;
-        try {
-            HttpResponse<String> answer = client.send(request, HttpResponse.BodyHandlers.ofString());
-            if (answer.statusCode() == 200 && "success".equals(answer.body().trim())) {
-                undelivered.decrementAndGet();
-                return;
-            }
-            outcome = "answered " + answer.statusCode();
-        } catch (java.io.IOException e) {
-            outcome = "not answered (" + e.getClass().getSimpleName() + ")";
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            undelivered.decrementAndGet();
-            return;
-        }
-        if (attempt >= notifyAttempts) {
-            undelivered.decrementAndGet();
-            LOG.warn(
-                    "The Alipay simulator's notification for order {} was {}: given up after {} attempts",
-                    orderNumber,
-                    outcome,
-                    attempt);
-            return;
-        }
-        LOG.info("The Alipay simulator's notification for order {} was {}: sent again later", orderNumber, outcome);
-        deliveries.schedule(() -> deliver(request, orderNumber, attempt + 1), notifyIntervalMs, TimeUnit.MILLISECONDS);
+        notifications.send(
+                form.get("out_trade_no"),
+                () -> request,
+                answer -> answer.statusCode() == 200
+                        && "success".equals(answer.body().trim()));
     }
 
     /** The request's signature, checked over its sorted fields but sign, with the merchant's public key. */
     private boolean verifies(Map<String, String> form) {
-        String sign = form.get("sign");
-        if (sign == null || sign.isBlank() || !"RSA2".equals(form.get("sign_type"))) {
-            return false;
-        }
-        try {
-            Signature rsa = Signature.getInstance("SHA256withRSA");
-            rsa.initVerify(merchantPublicKey);
-            rsa.update(sorted(form, Set.of("sign")).getBytes(StandardCharsets.UTF_8));
-            return rsa.verify(Base64.getMimeDecoder().decode(sign));
-        } catch (GeneralSecurityException | IllegalArgumentException e) {
-            return false;
-        }
+        return "RSA2".equals(form.get("sign_type"))
+                && SimulatorRequests.verifies(merchantPublicKey, sorted(form, Set.of("sign")), form.get("sign"));
     }
 
     private String sign(String text) {
-        try {
-            Signature rsa = Signature.getInstance("SHA256withRSA");
-            rsa.initSign(alipayPrivateKey);
-            rsa.update(text.getBytes(StandardCharsets.UTF_8));
-            return Base64.getEncoder().encodeToString(rsa.sign());
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("The Alipay simulator cannot sign with its dev key", e);
-        }
+        return SimulatorRequests.sign(alipayPrivateKey, text);
     }
 
     /** k=v&... over the fields sorted by name, those with an empty value left out, as Alipay's SDK builds it. */
@@ -442,27 +371,12 @@ public class AlipaySimulator {
     }
 
     private static String text(ObjectNode request, String field) {
-        JsonNode value = request.get(field);
-        if (value == null || !value.isTextual() || value.textValue().isBlank()) {
-            throw ApiException.malformed(field + " is required");
-        }
-        return value.textValue();
+        return SimulatorRequests.text(request, field);
     }
 
     /** amount in yuan, as Alipay's total_amount: more than zero, at most two decimals. */
     private static String yuan(ObjectNode request) {
-        JsonNode value = request.get("amount");
-        try {
-            BigDecimal amount = value == null ? null : new BigDecimal(value.asText());
-            if (amount == null
-                    || amount.signum() <= 0
-                    || amount.stripTrailingZeros().scale() > 2) {
-                throw ApiException.malformed("amount, in yuan with at most two decimals, is required");
-            }
-            return amount.setScale(2).toPlainString();
-        } catch (NumberFormatException e) {
-            throw ApiException.malformed("amount, in yuan with at most two decimals, is required");
-        }
+        return SimulatorRequests.yuan(request).toPlainString();
     }
 
     private String tradeNo() {

@@ -12,6 +12,7 @@ import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.PrivateKey;
 import java.security.PublicKey;
+import java.security.SecureRandom;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Base64;
@@ -19,8 +20,9 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The dev profile's RSA 2048 key pairs, one per name ("alipay", "alipay-merchant", ...), so that the gateway
- * simulators and the adapters that talk to them sign and check with real keys while the repository holds none. A pair
+ * The dev profile's RSA 2048 key pairs, one per name ("alipay", "alipay-merchant", ...), and its secrets (WeChat Pay's
+ * APIv3 key, "wechatpay-apiv3", as {@code <name>.key}), so that the gateway simulators and the adapters that talk to
+ * them sign, seal and check with real keys while the repository holds none. A pair
  * is created once, at its first use, in the folder given (the dev profile's data folder) as {@code <name>-private.pem}
  * (PKCS#8) and {@code <name>-public.pem} (X.509 SubjectPublicKeyInfo), the forms the kit reads with {@code file:};
  * later starts read the same files, so a running shop and its settings agree across restarts. Never for production:
@@ -30,9 +32,13 @@ public final class DevKeys {
 
     private static final String PRIVATE = "PRIVATE KEY";
     private static final String PUBLIC = "PUBLIC KEY";
+    private static final String SECRET_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    private static final int SECRET_LENGTH = 32;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final Path folder;
     private final Map<String, KeyPair> pairs = new ConcurrentHashMap<>();
+    private final Map<String, String> secrets = new ConcurrentHashMap<>();
 
     public DevKeys(Path folder) {
         this.folder = folder;
@@ -49,6 +55,23 @@ public final class DevKeys {
             throw new IllegalArgumentException("A dev key pair's name is lower-case letters, digits and dashes");
         }
         return pairs.computeIfAbsent(name, this::readOrCreate);
+    }
+
+    /**
+     * The named secret, 32 letters and digits as WeChat Pay's APIv3 key is: read from {@code <name>.key}, or created
+     * and written there the first time.
+     */
+    public String secret(String name) {
+        if (!name.matches("[a-z0-9-]+")) {
+            throw new IllegalArgumentException("A dev secret's name is lower-case letters, digits and dashes");
+        }
+        return secrets.computeIfAbsent(name, this::readOrCreateSecret);
+    }
+
+    /** The file the named secret is in, created with the secret if missing. */
+    public Path secretFile(String name) {
+        secret(name);
+        return folder.resolve(name + ".key");
     }
 
     /** The file the named pair's private key is in, created with the pair if missing. */
@@ -85,6 +108,28 @@ public final class DevKeys {
             throw new IllegalStateException(
                     "The dev key pair " + name + " in " + folder + " is not an RSA pair; delete its files to renew it",
                     e);
+        }
+    }
+
+    private String readOrCreateSecret(String name) {
+        Path file = folder.resolve(name + ".key");
+        try {
+            Files.createDirectories(folder);
+            if (!Files.exists(file)) {
+                StringBuilder secret = new StringBuilder();
+                for (int i = 0; i < SECRET_LENGTH; i++) {
+                    secret.append(SECRET_ALPHABET.charAt(RANDOM.nextInt(SECRET_ALPHABET.length())));
+                }
+                write(file, secret + "\n");
+            }
+            String secret = Files.readString(file, StandardCharsets.US_ASCII).trim();
+            if (secret.length() != SECRET_LENGTH || !secret.chars().allMatch(c -> SECRET_ALPHABET.indexOf(c) >= 0)) {
+                throw new IllegalStateException("The dev secret " + name + " in " + folder
+                        + " is not 32 letters and digits; delete its file to renew it");
+            }
+            return secret;
+        } catch (IOException e) {
+            throw new UncheckedIOException("The dev secret " + name + " cannot be kept in " + folder, e);
         }
     }
 

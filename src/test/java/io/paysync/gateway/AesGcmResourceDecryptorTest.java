@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.paysync.config.InvalidSettingsException;
 import io.paysync.http.ApiException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Base64;
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -14,6 +16,7 @@ import org.apache.camel.Exchange;
 import org.apache.camel.impl.DefaultCamelContext;
 import org.apache.camel.support.DefaultExchange;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * WeChat Pay v3's encrypted {@code resource}, sealed here as WeChat Pay documents it: AES-256-GCM with the 32-byte
@@ -132,5 +135,23 @@ class AesGcmResourceDecryptorTest {
         assertThat(decryptor("base64:" + Base64.getEncoder().encodeToString(KEY.getBytes(StandardCharsets.UTF_8)))
                         .decrypt(seal(KEY, NONCE, AAD, TRANSACTION), NONCE, AAD))
                 .isEqualTo(TRANSACTION);
+    }
+
+    @Test
+    void should_read_the_keys_from_a_file_and_refuse_a_missing_one_without_showing_a_key(@TempDir Path folder)
+            throws Exception {
+        Path file = folder.resolve("apiv3.key");
+        Files.writeString(file, OLD_KEY + "\n" + KEY + "\n");
+
+        assertThat(decryptor("file:" + file).decrypt(seal(KEY, NONCE, AAD, TRANSACTION), NONCE, AAD))
+                .isEqualTo(TRANSACTION);
+        assertThatThrownBy(() -> decryptor("file:" + folder.resolve("missing.key")))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("missing.key");
+        Files.writeString(file, KEY.substring(1));
+        assertThatThrownBy(() -> decryptor("file:" + file))
+                .isInstanceOf(InvalidSettingsException.class)
+                .hasMessageContaining("key #1")
+                .hasMessageNotContaining(KEY.substring(1));
     }
 }

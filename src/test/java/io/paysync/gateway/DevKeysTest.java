@@ -64,4 +64,26 @@ class DevKeysTest {
                 .hasMessageContaining("alipay")
                 .hasMessageContaining("delete its files");
     }
+
+    @Test
+    void should_create_a_32_character_secret_once_and_read_the_same_one_at_the_next_start() throws Exception {
+        String first = new DevKeys(folder).secret("wechatpay-apiv3");
+
+        assertThat(first).matches("[A-Za-z0-9]{32}");
+        assertThat(Files.readString(folder.resolve("wechatpay-apiv3.key")).trim())
+                .isEqualTo(first);
+        assertThat(new DevKeys(folder).secret("wechatpay-apiv3")).isEqualTo(first);
+        assertThat(new DevKeys(folder).secret("another")).isNotEqualTo(first);
+    }
+
+    @Test
+    void should_refuse_a_damaged_secret_file_naming_it_and_not_its_content() throws Exception {
+        Files.writeString(folder.resolve("wechatpay-apiv3.key"), "short-secret\n");
+
+        assertThatThrownBy(() -> new DevKeys(folder).secret("wechatpay-apiv3"))
+                .hasMessageContaining("wechatpay-apiv3")
+                .hasMessageContaining("delete its file")
+                .hasMessageNotContaining("short-secret");
+        assertThatThrownBy(() -> new DevKeys(folder).secret("../x")).isInstanceOf(IllegalArgumentException.class);
+    }
 }

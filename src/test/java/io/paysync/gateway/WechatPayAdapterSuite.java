@@ -58,6 +58,8 @@ public abstract class WechatPayAdapterSuite extends OneRuntimeSuite {
         Map<String, String> settings = new HashMap<>(moreSettings());
         settings.put("paysync.adapters.wechatpay.enabled", "true");
         settings.put("paysync.adapters.wechatpay.platform-certificates", platform.certificatePem());
+        // Its platform key only, not the dev profile's simulator key (set empty: the dev value cannot be unset).
+        settings.put("paysync.adapters.wechatpay.platform-public-keys", "");
         settings.put("paysync.adapters.wechatpay.apiv3-key", APIV3_KEY);
         settings.put("paysync.adapters.wechatpay.mchid", MCHID);
         return settings;

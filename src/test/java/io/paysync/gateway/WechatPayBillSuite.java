@@ -59,6 +59,8 @@ public abstract class WechatPayBillSuite extends OneRuntimeSuite {
         Map<String, String> settings = new HashMap<>();
         settings.put("paysync.adapters.wechatpay.enabled", "true");
         settings.put("paysync.adapters.wechatpay.platform-certificates", platform.certificatePem());
+        // Its platform key only, not the dev profile's simulator key (set empty: the dev value cannot be unset).
+        settings.put("paysync.adapters.wechatpay.platform-public-keys", "");
         settings.put("paysync.adapters.wechatpay.apiv3-key", WechatPayAdapterSuite.APIV3_KEY);
         settings.put("paysync.adapters.wechatpay.mchid", WechatPayAdapterSuite.MCHID);
         settings.put("paysync.settlement.inbox", settlement.toString());

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The WeChat Pay adapter compares every resource's mchid with paysync.adapters.wechatpay.mchid, so without it the
- * adapter could refuse nothing and apply nothing: enabled without it, Paysync does not start, and says which setting.
+ * adapter could refuse nothing and apply nothing: enabled without it (set empty here, as the dev profile the test
+ * runtime starts in sets one), Paysync does not start, and says which setting.
  */
 class WechatPayMchidSettingTest {
 
@@ -26,7 +27,9 @@ class WechatPayMchidSettingTest {
                                     "paysync.adapters.wechatpay.platform-certificates",
                                     platform.certificatePem(),
                                     "paysync.adapters.wechatpay.apiv3-key",
-                                    WechatPayAdapterSuite.APIV3_KEY))
+                                    WechatPayAdapterSuite.APIV3_KEY,
+                                    "paysync.adapters.wechatpay.mchid",
+                                    ""))
                     .close());
 
             assertThat(refused).isNotNull();

@@ -70,6 +70,8 @@ public abstract class WechatPayRequestsSuite {
         Map<String, String> props = new HashMap<>();
         props.put("paysync.adapters.wechatpay.enabled", "true");
         props.put("paysync.adapters.wechatpay.platform-certificates", platform.certificatePem());
+        // Its platform key only, not the dev profile's simulator key (set empty: the dev value cannot be unset).
+        props.put("paysync.adapters.wechatpay.platform-public-keys", "");
         props.put("paysync.adapters.wechatpay.apiv3-key", WechatPayAdapterSuite.APIV3_KEY);
         props.put("paysync.adapters.wechatpay.mchid", WechatPayStandIn.MCHID);
         props.put("paysync.adapters.wechatpay.merchant-serial", WechatPayStandIn.MERCHANT_SERIAL);

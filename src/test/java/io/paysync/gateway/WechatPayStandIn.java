@@ -12,15 +12,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A real HTTP server standing in for WeChat Pay API v3's order query and close: it checks each request's
@@ -35,8 +32,6 @@ final class WechatPayStandIn implements AutoCloseable {
     static final String MERCHANT_SERIAL = "5157F09EFDC096DE15EBE81A47057A72";
 
     private static final String PREFIX = "/v3/pay/transactions/out-trade-no/";
-    private static final String SCHEMA = "WECHATPAY2-SHA256-RSA2048 ";
-    private static final Pattern FIELD = Pattern.compile("([a-z_]+)=\"([^\"]*)\"(,|$)");
 
     /** One request as received, and whether its Authorization checked. */
     record Request(String method, String rawPath, String rawQuery, String body, boolean authorized) {
@@ -155,23 +150,9 @@ final class WechatPayStandIn implements AutoCloseable {
 
     /** Checks an Authorization as WeChat Pay does, for the request line, query and body as received. */
     boolean authorized(String authorization, String method, String rawPath, String rawQuery, String body) {
-        if (authorization == null) {
-            return false;
-        }
-        if (!authorization.startsWith(SCHEMA)) {
-            return false;
-        }
-        // The fields in any order, each once, as WeChat Pay reads them.
-        Map<String, String> fields = new HashMap<>();
-        Matcher m = FIELD.matcher(authorization.substring(SCHEMA.length()));
-        int end = 0;
-        while (m.find() && m.start() == end) {
-            if (fields.put(m.group(1), m.group(2)) != null) {
-                return false;
-            }
-            end = m.end();
-        }
-        if (end != authorization.length() - SCHEMA.length()
+        // The fields in any order, each once, as WeChat Pay reads them (and the dev simulator does).
+        Map<String, String> fields = WechatPaySimulator.authorizationFields(authorization);
+        if (fields == null
                 || !MCHID.equals(fields.get("mchid"))
                 || !MERCHANT_SERIAL.equals(fields.get("serial_no"))
                 || fields.get("nonce_str") == null

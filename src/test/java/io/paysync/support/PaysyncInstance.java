@@ -114,6 +114,8 @@ public final class PaysyncInstance implements AutoCloseable {
         // The dev profile talks to its Alipay simulator; the suites that test Alipay switch it on with their own keys.
         props.put("paysync.adapters.alipay.enabled", "false");
         props.put("paysync.adapters.alipay.requests.enabled", "false");
+        // The same for its WeChat Pay simulator.
+        props.put("paysync.adapters.wechatpay.enabled", "false");
         // The dev key pairs, created once for all the suites instead of in the working directory's data folder.
         props.put("paysync.dev.keys-folder", "target/dev-keys");
         // The suites assert the row of every refused callback they send, more than a minute's share in production.
