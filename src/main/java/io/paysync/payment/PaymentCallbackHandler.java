@@ -235,8 +235,8 @@ public class PaymentCallbackHandler implements Processor {
      * {@code routes/adapters/}: a refund that the gateway reports by the total refunded so far of the order (Alipay's
      * {@code refund_fee}), verified and mapped by the adapter route: exchange properties {@code adjustmentId} (the
      * refund's id), {@code amount} (that total, major units), {@code currency} and {@code orderNumber} (or
-     * {@code paymentTransactionId}, as for {@link #handleMappedAdjustment}). What the gateway's earlier refunds of the
-     * order recorded is taken off and the rest recorded as this refund, Final ({@link PaymentRules#applyRefundedSoFar});
+     * {@code paymentTransactionId}, as for {@link #handleMappedAdjustment}). What the order's earlier refunds
+     * recorded is taken off and the rest recorded as this refund, Final ({@link PaymentRules#applyRefundedSoFar});
      * a total they already reach is {@code already-recorded}. The same answers as {@link #handleMappedAdjustment}.
      */
     public ApiReply handleMappedRefundedSoFar(Exchange exchange) {
@@ -251,7 +251,7 @@ public class PaymentCallbackHandler implements Processor {
         fields.put("currency", exchange.getProperty("currency", String.class));
         fields.put("orderNumber", mappedOrder(exchange, source, "refund " + id));
         try {
-            String outcome = rules.applyRefundedSoFar(AdjustmentEvent.parse(fields), source, gateway);
+            String outcome = rules.applyRefundedSoFar(AdjustmentEvent.parse(fields), source);
             return ApiReply.ok(ANSWERS.get(outcome));
         } catch (ApiException refused) {
             return refusedForGood(refused);

@@ -11,6 +11,7 @@ import io.paysync.http.ApiException;
 import io.paysync.http.Json;
 import io.paysync.order.OrderRepository;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -67,6 +68,11 @@ public class PaymentReconciliation {
     private final Duration after;
     private final int batchSize;
     private final String statusRoute;
+    /**
+     * The payment window when the expiry closes due orders at the gateway, else null: a due order's trade may be
+     * closed by the expiry itself between its close and its own question, and then ends Expired, not Failed.
+     */
+    private final Duration closedByExpiryAfter;
 
     // Round state: one timer thread reads and writes it, and rounds never overlap.
     private volatile long afterId;
@@ -76,11 +82,25 @@ public class PaymentReconciliation {
 
     public PaymentReconciliation(
             PaymentRules rules, OrderRepository orders, Duration after, int batchSize, String statusRoute) {
+        this(rules, orders, after, batchSize, statusRoute, null);
+    }
+
+    /**
+     * @param closedByExpiryAfter the payment window when the expiry closes due orders at the gateway, else null
+     */
+    public PaymentReconciliation(
+            PaymentRules rules,
+            OrderRepository orders,
+            Duration after,
+            int batchSize,
+            String statusRoute,
+            Duration closedByExpiryAfter) {
         this.rules = rules;
         this.orders = orders;
         this.after = after;
         this.batchSize = batchSize;
         this.statusRoute = statusRoute;
+        this.closedByExpiryAfter = closedByExpiryAfter;
     }
 
     /**
@@ -101,8 +121,10 @@ public class PaymentReconciliation {
             statusUrl(settings, context);
             gatewayStatusRoute(context);
         }
+        int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
+        boolean expiryCloses = Boolean.parseBoolean(settings.getOrDefault("paysync.payment.expiry-enabled", "true"))
+                && settings.get(PaymentExpiry.CLOSE_ROUTE).isPresent();
         if (enabled) {
-            int window = settings.getInt("paysync.payment.window-seconds", 1800, 1, 31_536_000);
             if (after.toSeconds() >= window) {
                 LOG.warn(
                         "paysync.reconciliation.after-seconds ({}) is not below paysync.payment.window-seconds ({}): "
@@ -111,7 +133,13 @@ public class PaymentReconciliation {
                         window);
             }
         }
-        return new PaymentReconciliation(rules, orders, after, batchSize, enabled ? statusRoute : null);
+        return new PaymentReconciliation(
+                rules,
+                orders,
+                after,
+                batchSize,
+                enabled ? statusRoute : null,
+                expiryCloses ? Duration.ofSeconds(window) : null);
     }
 
     /** Tells {@code direct:gateway-status} to exist: reconciliation or the generic close asks through it. */
@@ -226,6 +254,11 @@ public class PaymentReconciliation {
             LOG.warn("Order {}: the status route answered an unknown status; nothing changed", orderNumber);
             return "unknown";
         }
+        if (closedByTheExpiry(orderNumber, json)) {
+            LOG.debug(
+                    "Order {}: due, and ended unpaid at the gateway; the expiry makes the order Expired", orderNumber);
+            return "closed";
+        }
         String outcome;
         try {
             outcome = rules.applyAnswer(json, PaymentRules.Source.reconciliation());
@@ -255,6 +288,20 @@ public class PaymentReconciliation {
             adjustments(orderNumber, json.get("adjustments"));
         }
         return outcome;
+    }
+
+    /**
+     * A payment ended without a transaction for an order past its window, while the expiry closes due orders at the
+     * gateway: most likely the expiry's own close, whose question comes next and ends the order Expired.
+     */
+    private boolean closedByTheExpiry(String orderNumber, ObjectNode json) {
+        if (closedByExpiryAfter == null || !PaymentRules.endedUnpaid(json)) {
+            return false;
+        }
+        Instant due = orders.now().minus(closedByExpiryAfter);
+        return orders.find(orderNumber)
+                .map(order -> order.createdAt().isBefore(due))
+                .orElse(false);
     }
 
     /** The refunds and chargebacks a {@code succeeded} answer lists, each on its own through the rules. */

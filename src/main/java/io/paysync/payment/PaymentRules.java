@@ -154,11 +154,7 @@ public final class PaymentRules {
      * against the answer's when the answer gives one. Anything else is read as a callback.
      */
     public String applyAnswer(ObjectNode json, Source source) {
-        JsonNode transaction = json.get("transactionId");
-        JsonNode status = json.get("status");
-        boolean endedUnpaid =
-                (transaction == null || transaction.isNull()) && status != null && "failed".equals(status.asText(null));
-        if (!endedUnpaid) {
+        if (!endedUnpaid(json)) {
             return apply(CallbackRequest.parse(json), source);
         }
         String orderNumber = OrderApi.orderNumber(json.get("orderNumber"), "orderNumber");
@@ -170,6 +166,13 @@ public final class PaymentRules {
             news = new CallbackRequest(orderNumber, null, Money.amount(amount, "amount", currency), currency, false);
         }
         return apply(news, source);
+    }
+
+    /** Whether a status answer is a payment the gateway ended without a transaction: {@code failed}, none named. */
+    public static boolean endedUnpaid(ObjectNode json) {
+        JsonNode transaction = json.get("transactionId");
+        JsonNode status = json.get("status");
+        return (transaction == null || transaction.isNull()) && status != null && "failed".equals(status.asText(null));
     }
 
     private String decide(CallbackRequest news, Source source, Consumer<String> withTransition) {
@@ -394,23 +397,21 @@ public final class PaymentRules {
     /**
      * A refund that a gateway reports by the total refunded so far of the order (Alipay's {@code refund_fee}), not by
      * its own amount: {@code news} carries that total as its amount. Decided under the order's row lock, so two
-     * reports of one order never both count the same money: what this gateway's refunds of the order already hold
-     * (those recorded from its events, cause {@code <gateway> event ...}, not Void) is taken off the total, and the
-     * rest, when there is any, is recorded as the refund {@code news.gatewayId()} by the usual rules. A total those
-     * refunds already reach is {@code already-recorded}: the same report again, or an earlier refund reported after a
-     * later one, whose money the later one's recording took in. The order's refunds from this gateway so add up to the
-     * largest total it reported, however often and in whatever order its reports come.
+     * reports of one order never both count the same money: what the order's refunds already hold (not Void) is taken
+     * off the total, and the rest, when there is any, is recorded as the refund {@code news.gatewayId()} by the usual
+     * rules. Every refund counts, whoever told of it: an order is paid through one gateway, so its refunds are that
+     * gateway's, whether its notifications or its bill recorded them (a refund the bill recorded while its
+     * notification was lost is in the next notification's total too). A total those refunds already reach is
+     * {@code already-recorded}: the same report again, or an earlier refund reported after a later one, whose money
+     * the later one's recording took in. The order's refunds so add up to the largest total the gateway reported,
+     * however often and in whatever order its reports come.
      */
-    public String applyRefundedSoFar(AdjustmentRepository.News news, Source source, String gateway) {
-        String causePrefix = gateway + " event ";
+    public String applyRefundedSoFar(AdjustmentRepository.News news, Source source) {
         AdjustmentRules withSavepoints =
                 new AdjustmentRules(orders.withSavepoints(), adjustmentRepository.withSavepoints());
         Object decided = adjustmentRepository.underOrderLock(news.orderNumber(), () -> {
             BigDecimal held = adjustmentRepository.forOrder(news.orderNumber()).stream()
-                    .filter(a -> Adjustment.REFUND.equals(a.kind())
-                            && a.status() != AdjustmentStatus.Void
-                            && a.cause() != null
-                            && a.cause().startsWith(causePrefix))
+                    .filter(a -> Adjustment.REFUND.equals(a.kind()) && a.status() != AdjustmentStatus.Void)
                     .map(Adjustment::amount)
                     .reduce(BigDecimal.ZERO, BigDecimal::add);
             BigDecimal rest = news.amount().subtract(held);

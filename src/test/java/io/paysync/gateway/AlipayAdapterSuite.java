@@ -3,6 +3,10 @@ package io.paysync.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.alipay.api.internal.util.AlipaySignature;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.paysync.http.Json;
+import io.paysync.payment.AdjustmentEvent;
+import io.paysync.payment.PaymentRules;
 import io.paysync.support.OneRuntimeSuite;
 import io.paysync.support.PaysyncInstance.Response;
 import java.net.URLEncoder;
@@ -193,6 +197,35 @@ public abstract class AlipayAdapterSuite extends OneRuntimeSuite {
         assertThat(refunds("A-R3", "RF-R3-2", "70.00")).isEqualTo(1);
         assertThat(adjustedTotalIs("A-R3", "100.00")).isEqualTo(1);
         assertThat(app.column("A-R3", "payment_status")).isEqualTo("Paid");
+    }
+
+    /**
+     * The first refund's notification is lost and the day's bill records it; the second refund's notification then
+     * reports the total of both, of which only the second's share is new.
+     */
+    @Test
+    void should_take_a_refund_the_bill_recorded_off_the_next_refunds_total() throws Exception {
+        paid("A-RB", "100.00");
+        ObjectNode billRow = Json.MAPPER.createObjectNode();
+        billRow.put("type", "refund.succeeded");
+        billRow.put("refundId", "RF-RB-1");
+        billRow.put("orderNumber", "A-RB");
+        billRow.put("amount", "30.00");
+        billRow.put("currency", "CNY");
+        assertThat(app.bean("paymentRules", PaymentRules.class)
+                        .applyAdjustment(
+                                AdjustmentEvent.parse(billRow),
+                                PaymentRules.Source.settlement("settlement file alipay-2088_20261207.csv line 6"),
+                                moved -> {}))
+                .isEqualTo("recorded");
+
+        assertSuccess(refundNotice("N-RB2", "A-RB", "TRADE_SUCCESS", "50.00", "RF-RB-2"));
+        assertSuccess(refundNotice("N-RB1", "A-RB", "TRADE_SUCCESS", "30.00", "RF-RB-1"));
+
+        assertThat(refunds("A-RB", "RF-RB-1", "30.00")).isEqualTo(1);
+        assertThat(refunds("A-RB", "RF-RB-2", "20.00")).isEqualTo(1);
+        assertThat(adjustments("A-RB")).isEqualTo(2);
+        assertThat(adjustedTotalIs("A-RB", "50.00")).isEqualTo(1);
     }
 
     @Test

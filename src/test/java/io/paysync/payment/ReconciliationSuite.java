@@ -234,6 +234,33 @@ public abstract class ReconciliationSuite {
                 .isEqualTo(1);
     }
 
+    /**
+     * With the expiry closing due orders at the gateway, a due order's payment ended without a transaction is most
+     * likely the expiry's own close: reconciliation leaves it for the expiry, which makes it Expired. An order not yet
+     * due is still Failed.
+     */
+    @Test
+    void should_leave_a_due_order_the_expiry_closes_at_the_gateway_to_the_expiry() throws Exception {
+        PaysyncInstance app = app(Map.of(
+                "paysync.payment.expiry-enabled", "true",
+                "paysync.payment.window-seconds",
+                        String.valueOf(AFTER.multipliedBy(2).toSeconds()),
+                "paysync.payment.close-route", "direct:gateway-close"));
+        // The expiry itself stays out of the way: what is checked is what reconciliation does with its answers.
+        app.camelContext().getRouteController().stopRoute("payment-expiry");
+        gateway.answer("R-DUE", new Answer(200, "{\"orderNumber\":\"R-DUE\",\"status\":\"failed\"}", 0));
+        gateway.answer("R-NOT-DUE", new Answer(200, "{\"orderNumber\":\"R-NOT-DUE\",\"status\":\"failed\"}", 0));
+        app.createOrder("R-DUE", "10.00", "EUR");
+        clock.advance(AFTER.plusSeconds(30));
+        app.createOrder("R-NOT-DUE", "10.00", "EUR");
+        clock.advance(AFTER.plusSeconds(1)); // R-DUE is past the window of 120 s, R-NOT-DUE is 61 s old
+
+        awaitPaymentStatus(app, "R-NOT-DUE", "Failed");
+        awaitAsked("R-DUE", 3);
+        assertThat(app.column("R-DUE", "payment_status")).isEqualTo("Pending");
+        assertThat(transitions(app, "R-DUE", "reconciliation")).isZero();
+    }
+
     @Test
     void should_change_nothing_while_the_gateway_says_pending_or_closed_or_knows_no_payment() throws Exception {
         PaysyncInstance app = app();
