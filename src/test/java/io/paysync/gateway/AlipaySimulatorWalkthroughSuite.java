@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The "With Alipay" walkthrough of docs/gateways.md on a dev-profile runtime: its Alipay adapter, status and close
+ * The walkthrough of docs/gateways/alipay.md on a dev-profile runtime: its Alipay adapter, status and close
  * routes against the Alipay simulator, with key pairs the runtime created itself in a temporary data folder. One
  * subclass per database.
  */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The "With WeChat Pay" walkthrough of docs/gateways.md on a dev-profile runtime: its WeChat Pay adapter, status and
+ * The walkthrough of docs/gateways/wechat-pay.md on a dev-profile runtime: its WeChat Pay adapter, status and
  * close routes against the WeChat Pay simulator, with the key pairs and APIv3 key the runtime created itself in a
  * temporary data folder. One subclass per database.
  */

@@ -20,7 +20,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Stripe's refunds and disputes through the example adapters (docs/gateways.md, "Adapting another gateway"): the
+ * Stripe's refunds and disputes through the example adapters (docs/gateways/stripe.md): the
  * webhook's charge.refunded, refund.*, charge.dispute.created and charge.dispute.closed events, and the settlement
  * adapter's refund and dispute rows, recorded by the same adjustment rules as the callback's, once whichever source
  * reports them first. One subclass per database runs all of it.
