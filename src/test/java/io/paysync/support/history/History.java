@@ -12,14 +12,14 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * Everything a run did and saw, Jepsen-style: every callback with its answer (status 0 = no answer: unknown, the
- * delivery may or may not have taken effect), every cancel the shop sent and every refund or chargeback event the
- * gateway sent, with their answers, every request the third party received with the order's payment status read from
- * the database at that moment, every adjustment request with the adjustment's and its order's state at that moment,
- * every answer it gave (and whether it created a record), every fault the run injected, every payment a customer made
- * at the gateway near its order's expiry (taken or refused), and after the run each order's final state, what the
- * gateway holds for it, its adjustments with the records the third party holds for them, its payment and adjustment
- * history and the anomalies recorded. {@link HistoryChecker} judges it afterwards.
+ * Everything a run did and saw, Jepsen-style: every callback (the generic one or Alipay's notification) with its
+ * answer (status 0 = no answer: unknown, the delivery may or may not have taken effect), every cancel the shop sent
+ * and every refund or chargeback event the gateway sent, with their answers, every request the third party received
+ * with the order's payment status read from the database at that moment, every adjustment request with the
+ * adjustment's and its order's state at that moment, every answer it gave (and whether it created a record), every
+ * fault the run injected, every payment a customer made at the gateway near its order's expiry (taken or refused), and
+ * after the run each order's final state, what the gateway holds for it, its adjustments with the records the third
+ * party holds for them, its payment and adjustment history and the anomalies recorded. {@link HistoryChecker} judges it afterwards.
  */
 public final class History {
 
@@ -50,20 +50,53 @@ public final class History {
                     GatewayState,
                     PaidByClose {}
 
+    /** The generic signed callback (Standard Webhooks), POST /api/payments/callback. */
+    public static final String CALLBACK = "callback";
+
+    /** Alipay's asynchronous trade notification, a signed form posted to POST /api/gateways/alipay/notify. */
+    public static final String ALIPAY = "alipay";
+
     /**
-     * One payment callback delivery and its answer (status 0: no answer, e.g. the worker was killed); {@code outcome}
-     * is the answer's outcome, or its error code when refused.
+     * The outcome of an Alipay notification answered {@code 200} with the plain text {@code success}: Alipay stops
+     * resending it, but the text does not say whether it paid the order or was refused for good with an anomaly.
+     */
+    public static final String ALIPAY_SUCCESS = "alipay-success";
+
+    /**
+     * One payment callback delivery and its answer (status 0: no answer, e.g. the worker was killed); {@code gateway}
+     * is how it was sent ({@link #CALLBACK} or {@link #ALIPAY}), {@code webhookId} its event id (an Alipay
+     * notification's notify_id); {@code outcome} is the answer's outcome, or its error code when refused, or
+     * {@link #ALIPAY_SUCCESS}.
      */
     public record Callback(
             String order,
             CallbackKind kind,
+            String gateway,
             String webhookId,
             int worker,
             int status,
             String outcome,
             long invokedNanos,
             long completedNanos)
-            implements Event {}
+            implements Event {
+
+        /** A delivery of the generic callback. */
+        public Callback(
+                String order,
+                CallbackKind kind,
+                String webhookId,
+                int worker,
+                int status,
+                String outcome,
+                long invokedNanos,
+                long completedNanos) {
+            this(order, kind, CALLBACK, webhookId, worker, status, outcome, invokedNanos, completedNanos);
+        }
+
+        public boolean alipay() {
+            return ALIPAY.equals(gateway);
+        }
+    }
 
     /** One shop's cancel and its answer: the outcome, or the error code when refused (status 0: no answer). */
     public record Cancel(String order, int worker, int status, String outcome, long invokedNanos, long completedNanos)

@@ -38,7 +38,9 @@ import java.util.stream.Collectors;
  * <ul>
  * <li><b>lost</b>: Paid at the end, but not Completed with a record at the third party (nor dead-lettered); a cancel
  * answered {@code cancelled} without its order Cancelled and its one Pending -> Cancelled history row; a success
- * refused after the cancel without its {@code success-after-cancel} anomaly; an adjustment event answered
+ * refused after the cancel without its {@code success-after-cancel} anomaly; an Alipay notification answered
+ * {@code success} (which does not say paid) whose order did not end Paid without the anomaly of its refusal, or a
+ * mismatched one without its {@code amount-mismatch}; an adjustment event answered
  * {@code recorded}, {@code final}, {@code void} or {@code already-recorded} whose adjustment is not stored in that
  * state, or stored without its history row; a refused adjustment event without its anomaly; a Final adjustment of a
  * Completed order not Completed at the end, or Completed with another GUID than the third party's record for it
@@ -209,10 +211,17 @@ public final class HistoryChecker {
             if ("Completed".equals(end.syncStatus()) && created.isEmpty()) {
                 flag(problems, UNEXPECTED, order, "Completed without any record at the third party");
             }
+            Set<String> anomalyKeys = anomalies.getOrDefault(order, List.of()).stream()
+                    .map(a -> a.kind() + " " + a.webhookId())
+                    .collect(Collectors.toSet());
             for (Callback c : callbacks.getOrDefault(order, List.of())) {
                 String why = acknowledgedButNotSo(c, end);
                 if (why != null) {
                     flag(problems, UNEXPECTED, order, why);
+                }
+                String unexplained = alipayAcknowledgedButNotSo(c, end, anomalyKeys);
+                if (unexplained != null) {
+                    flag(problems, LOST, order, unexplained);
                 }
             }
             checkCancellation(
@@ -266,6 +275,22 @@ public final class HistoryChecker {
         }
         figures.put("  callbacks without an answer", (int)
                 allCallbacks.stream().filter(c -> c.status() == 0).count());
+        List<Callback> alipay = allCallbacks.stream().filter(Callback::alipay).toList();
+        Set<String> alipayOrders = alipay.stream().map(Callback::order).collect(Collectors.toSet());
+        figures.put("callbacks alipay delivered", alipay.size());
+        figures.put("  callbacks alipay answered success", (int) alipay.stream()
+                .filter(c -> c.status() == 200 && History.ALIPAY_SUCCESS.equals(c.outcome()))
+                .count());
+        figures.put("  callbacks alipay refused", (int)
+                alipay.stream().filter(c -> c.status() / 100 == 4).count());
+        figures.put("  callbacks alipay without an answer", (int)
+                alipay.stream().filter(c -> c.status() == 0).count());
+        figures.put("  alipay orders", alipayOrders.size());
+        figures.put("  alipay orders Paid/Completed", (int) finals.values().stream()
+                .filter(f -> alipayOrders.contains(f.order())
+                        && "Paid".equals(f.paymentStatus())
+                        && "Completed".equals(f.syncStatus()))
+                .count());
         List<Cancel> allCancels = history.all(Cancel.class);
         figures.put("cancels sent", allCancels.size());
         allCancels.stream()
@@ -900,7 +925,9 @@ public final class HistoryChecker {
             return null; // unknown: it may or may not have happened
         }
         boolean accepted = c.status() / 100 == 2;
-        if ((c.kind() == CallbackKind.FORGED || c.kind() == CallbackKind.MISMATCHED) && accepted) {
+        boolean alipayAcknowledged = c.alipay() && History.ALIPAY_SUCCESS.equals(c.outcome());
+        if ((c.kind() == CallbackKind.FORGED || (c.kind() == CallbackKind.MISMATCHED && !alipayAcknowledged))
+                && accepted) {
             return c.kind() + " callback answered " + c.status();
         }
         if (accepted
@@ -912,6 +939,33 @@ public final class HistoryChecker {
             return "callback answered failed but the order ended " + end.paymentStatus();
         }
         return null;
+    }
+
+    /**
+     * Why an Alipay notification answered {@code success} has no explanation in the history, or null. The text only
+     * tells Alipay to stop resending: the notification paid the order, or was refused for good with an anomaly under
+     * its notify_id. So a success either ends Paid or has that anomaly ({@code success-after-cancel} when the order
+     * ended Cancelled, {@code order-not-pending} otherwise), and a mismatched amount has its {@code amount-mismatch}.
+     */
+    private static String alipayAcknowledgedButNotSo(Callback c, Final end, Set<String> anomalyKeys) {
+        if (!c.alipay() || c.status() != 200 || !History.ALIPAY_SUCCESS.equals(c.outcome())) {
+            return null;
+        }
+        String needed = switch (c.kind()) {
+            case MISMATCHED -> "amount-mismatch";
+            case SUCCESS, DUPLICATE -> {
+                if ("Paid".equals(end.paymentStatus())) {
+                    yield null;
+                }
+                yield CANCELLED.equals(end.paymentStatus()) ? SUCCESS_AFTER_CANCEL : "order-not-pending";
+            }
+            default -> null;
+        };
+        if (needed == null || anomalyKeys.contains(needed + " " + c.webhookId())) {
+            return null;
+        }
+        return "alipay " + c.kind().name().toLowerCase() + " " + c.webhookId() + " answered success, the order ended "
+                + end.paymentStatus() + " without its " + needed + " anomaly";
     }
 
     private static void flag(Map<String, Map<String, String>> problems, String problem, String order, String why) {

@@ -187,6 +187,74 @@ class HistoryCheckerTest {
         assertThat(r.valid()).as(r.report()).isTrue();
     }
 
+    // ----- Alipay's notifications, answered with the text success -----
+
+    private void alipay(String order, CallbackKind kind, String notifyId, int status, String outcome) {
+        history.add(new Callback(order, kind, History.ALIPAY, notifyId, 0, status, outcome, ++clock, ++clock));
+    }
+
+    @Test
+    void should_pass_alipay_successes_that_paid_or_were_refused_with_their_anomaly() {
+        // a forged notification refused, a mismatched amount answered success with its anomaly, then the genuine one
+        alipay("A", CallbackKind.FORGED, "ntf-a-forged", 401, "invalid-signature");
+        alipay("A", CallbackKind.MISMATCHED, "ntf-a-wrong", 200, History.ALIPAY_SUCCESS);
+        history.add(new Anomaly("amount-mismatch", "A", "ntf-a-wrong"));
+        alipay("A", CallbackKind.SUCCESS, "ntf-a", 200, History.ALIPAY_SUCCESS);
+        alipay("A", CallbackKind.DUPLICATE, "ntf-a", 200, History.ALIPAY_SUCCESS);
+        history.add(new Request("A", "POST", "A", 0, "Paid", ++clock));
+        history.add(new Answer("A", "POST", "NONE", 201, "rec-a", true, ++clock));
+        history.add(end("A", "Paid", "Completed", "rec-a"));
+        // after the shop's cancel: answered success, its success-after-cancel anomaly recorded
+        cancelled("B");
+        alipay("B", CallbackKind.SUCCESS, "ntf-b", 200, History.ALIPAY_SUCCESS);
+        history.add(new Anomaly("success-after-cancel", "B", "ntf-b"));
+        history.add(end("B", "Cancelled", "Pending", null));
+        // resent after a 500 and after no answer, until success
+        alipay("C", CallbackKind.SUCCESS, "ntf-c", 500, "internal-error");
+        alipay("C", CallbackKind.SUCCESS, "ntf-c", 0, null);
+        alipay("C", CallbackKind.SUCCESS, "ntf-c", 200, History.ALIPAY_SUCCESS);
+        history.add(new Request("C", "POST", "C", 0, "Paid", ++clock));
+        history.add(new Answer("C", "POST", "NONE", 201, "rec-c", true, ++clock));
+        history.add(end("C", "Paid", "Completed", "rec-c"));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.valid()).as(r.report()).isTrue();
+        assertThat(r.figures())
+                .containsEntry("callbacks alipay delivered", 8)
+                .containsEntry("  callbacks alipay answered success", 5)
+                .containsEntry("  callbacks alipay refused", 1)
+                .containsEntry("  callbacks alipay without an answer", 1)
+                .containsEntry("  alipay orders", 3)
+                .containsEntry("  alipay orders Paid/Completed", 2);
+    }
+
+    @Test
+    void should_flag_an_alipay_success_whose_order_ended_unpaid_without_an_anomaly_as_lost() {
+        // answered success, but the order ended Pending: neither paid nor refused
+        alipay("A", CallbackKind.SUCCESS, "ntf-a", 200, History.ALIPAY_SUCCESS);
+        history.add(end("A", "Pending", "Pending", null));
+        // answered success after the cancel, without its success-after-cancel anomaly
+        cancelled("B");
+        alipay("B", CallbackKind.DUPLICATE, "ntf-b", 200, History.ALIPAY_SUCCESS);
+        history.add(new Anomaly("success-after-cancel", "B", "ntf-other"));
+        history.add(end("B", "Cancelled", "Pending", null));
+        // a mismatched amount answered success without its amount-mismatch anomaly
+        alipay("C", CallbackKind.MISMATCHED, "ntf-c-wrong", 200, History.ALIPAY_SUCCESS);
+        paidAndSynced("C", "rec-c");
+        // a forged notification answered success
+        alipay("D", CallbackKind.FORGED, "ntf-d", 200, History.ALIPAY_SUCCESS);
+        history.add(end("D", "Pending", "Pending", null));
+
+        HistoryChecker.Result r = HistoryChecker.check(history);
+
+        assertThat(r.problems().get(HistoryChecker.LOST)).containsOnlyKeys("A", "B", "C");
+        assertThat(r.problems().get(HistoryChecker.LOST).get("A"))
+                .isEqualTo("alipay success ntf-a answered success, the order ended Pending without its"
+                        + " order-not-pending anomaly");
+        assertThat(r.problems().get(HistoryChecker.UNEXPECTED)).containsOnlyKeys("D");
+    }
+
     // ----- Cancellations (C1) -----
 
     private void cancelled(String order) {
