@@ -1,5 +1,6 @@
 package io.paysync;
 
+import io.paysync.config.ProductRoutes;
 import io.paysync.config.Settings;
 import io.paysync.config.StartupFailure;
 import io.paysync.gateway.DevKeys;
@@ -39,6 +40,7 @@ public final class Paysync {
     public static final String DEFAULT_PROFILE = "dev";
 
     static final String MANAGEMENT_PORT = "camel.management.port";
+    static final String ROUTES_INCLUDE_PATTERN = "camel.main.routesIncludePattern";
     static final String TLS_KEYSTORE = "paysync.tls.keystore";
     static final String TLS_KEYSTORE_PASSWORD = "paysync.tls.keystore-password";
     static final String DEV_KEYS_FOLDER = "paysync.dev.keys-folder";
@@ -98,6 +100,15 @@ public final class Paysync {
             @Override
             public void beforeConfigure(BaseMainSupport configuring) {
                 PropertiesComponent properties = configuring.getCamelContext().getPropertiesComponent();
+                // Paysync's own flows come from the jar, whatever the setting names; it names the integrator's. Set
+                // both where camel-main has read the setting and where it reads it from.
+                String routes = ProductRoutes.includePattern(
+                        properties
+                                .resolveProperty(ROUTES_INCLUDE_PATTERN)
+                                .orElse(configuring.configure().getRoutesIncludePattern()),
+                        Path.of("").toAbsolutePath());
+                properties.addOverrideProperty(ROUTES_INCLUDE_PATTERN, routes);
+                configuring.configure().setRoutesIncludePattern(routes);
                 LogFormat.use(properties.resolveProperty(LogFormat.SETTING).orElse(null));
                 defaultManagementPort(properties, profile);
                 tls(properties);

@@ -60,9 +60,10 @@ public final class StartupFailure {
                     && missing.getFile() != null
                     && (missing.getFile().equals("routes") || missing.getFile().startsWith("routes/"))) {
                 return "Paysync cannot start: there is no " + missing.getFile() + "/ folder in " + workDir
-                        + ". Start it from its installation folder, the one that holds routes/ and "
-                        + "application.properties (cd there, then java -jar paysync.jar), or point "
-                        + "camel.main.routesIncludePattern at the routes.";
+                        + ", which must hold the integrator's route files (third-party.camel.yaml, adapters/)."
+                        + " Mount that folder there (in a container: at /app/routes), start Paysync from the folder"
+                        + " that holds routes/ and application.properties, or point camel.main.routesIncludePattern"
+                        + " at the files.";
             }
         }
         // Before the database's own errors: a migration's SQL error is a cause of Flyway's, and the database answered.
