@@ -1,5 +1,6 @@
 package io.paysync.config;
 
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -59,7 +60,9 @@ public final class StartupFailure {
             if (t instanceof NoSuchFileException missing
                     && missing.getFile() != null
                     && (missing.getFile().equals("routes") || missing.getFile().startsWith("routes/"))) {
-                return "Paysync cannot start: there is no " + missing.getFile() + "/ folder in " + workDir
+                // Camel names the first pattern it could not read (routes/dev/ in dev); the folder missing is routes/.
+                String folder = Files.isDirectory(workDir.resolve("routes")) ? missing.getFile() : "routes";
+                return "Paysync cannot start: there is no " + folder + "/ folder in " + workDir
                         + ", which must hold the integrator's route files (third-party.camel.yaml, adapters/)."
                         + " Mount that folder there (in a container: at /app/routes), start Paysync from the folder"
                         + " that holds routes/ and application.properties, or point camel.main.routesIncludePattern"
