@@ -99,8 +99,7 @@ public final class ProductRoutes {
                         JsonNode route = route(entry);
                         if (route != null) {
                             productIds.add(route.path("id").asText(""));
-                            String path =
-                                    httpPath(route.path("from").path("uri").asText(null));
+                            String path = served(route.path("from").path("uri").asText(null));
                             if (path != null) {
                                 productPaths.put(path, route.path("id").asText(""));
                             }
@@ -124,7 +123,7 @@ public final class ProductRoutes {
                 JsonNode route = route(entry);
                 if (route != null) {
                     String id = route.path("id").asText("");
-                    String path = httpPath(route.path("from").path("uri").asText(null));
+                    String path = served(route.path("from").path("uri").asText(null));
                     if (productIds.contains(id)) {
                         problems.add(where + ": defines route " + id
                                 + ", which is Paysync's own (built into the jar); delete the file or rename its route");
@@ -267,6 +266,20 @@ public final class ProductRoutes {
                     : path.toString();
         }
         return location;
+    }
+
+    /**
+     * What a route's {@code from} takes: the normalised HTTP path of a platform-http or rest endpoint (the same path
+     * however written), else the endpoint without its options ({@code direct:gateway-close}, whose one consumer is
+     * the product's).
+     */
+    static String served(String uri) {
+        String path = httpPath(uri);
+        if (path != null || uri == null) {
+            return path;
+        }
+        int query = uri.indexOf('?');
+        return (query >= 0 ? uri.substring(0, query) : uri).strip();
     }
 
     /** The HTTP path a route's endpoint serves, normalised, or null for any other endpoint. */

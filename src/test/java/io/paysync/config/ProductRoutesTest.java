@@ -120,6 +120,24 @@ class ProductRoutesTest {
     }
 
     @Test
+    void should_refuse_a_file_taking_the_generic_close_route_the_expiry_calls() throws Exception {
+        integratorFile();
+        hostile("my-close.camel.yaml", """
+                - route:
+                    id: my-close
+                    from:
+                      id: my-close-from
+                      uri: direct:gateway-close
+                      steps:
+                        - setBody:
+                            id: my-close-closed
+                            constant: closed
+                """);
+        assertRefused("my-close.camel.yaml: route my-close serves direct:gateway-close, which Paysync's own route"
+                + " gateway-close serves");
+    }
+
+    @Test
     void should_refuse_a_file_redefining_the_http_error_policy() throws Exception {
         integratorFile();
         hostile("my-errors.camel.yaml", """
