@@ -16,14 +16,18 @@ import java.io.Reader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Properties;
 import org.apache.camel.CamelContext;
+import org.apache.camel.RoutesBuilder;
 import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.DefaultRoutesCollector;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
 import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.spi.Resource;
 
 /**
  * Starts the Paysync runtime on camel-main.
@@ -40,7 +44,6 @@ public final class Paysync {
     public static final String DEFAULT_PROFILE = "dev";
 
     static final String MANAGEMENT_PORT = "camel.management.port";
-    static final String ROUTES_INCLUDE_PATTERN = "camel.main.routesIncludePattern";
     static final String TLS_KEYSTORE = "paysync.tls.keystore";
     static final String TLS_KEYSTORE_PASSWORD = "paysync.tls.keystore-password";
     static final String DEV_KEYS_FOLDER = "paysync.dev.keys-folder";
@@ -96,19 +99,27 @@ public final class Paysync {
                 main.addOverrideProperty(key, env.trim());
             }
         }
+        // Paysync's own flows come from the jar, whatever camel.main.routesIncludePattern names (from a file, -D or the
+        // environment): the collector, which is where camel-main reads the pattern, puts them first.
+        main.setRoutesCollector(new DefaultRoutesCollector() {
+            @Override
+            public Collection<RoutesBuilder> collectRoutesFromDirectory(
+                    CamelContext context, String excludePattern, String includePattern) {
+                return super.collectRoutesFromDirectory(
+                        context, excludePattern, ProductRoutes.includePattern(includePattern, workDir()));
+            }
+
+            @Override
+            public Collection<Resource> findRouteResourcesFromDirectory(
+                    CamelContext context, String excludePattern, String includePattern) {
+                return super.findRouteResourcesFromDirectory(
+                        context, excludePattern, ProductRoutes.includePattern(includePattern, workDir()));
+            }
+        });
         main.addMainListener(new MainListenerSupport() {
             @Override
             public void beforeConfigure(BaseMainSupport configuring) {
                 PropertiesComponent properties = configuring.getCamelContext().getPropertiesComponent();
-                // Paysync's own flows come from the jar, whatever the setting names; it names the integrator's. Set
-                // both where camel-main has read the setting and where it reads it from.
-                String routes = ProductRoutes.includePattern(
-                        properties
-                                .resolveProperty(ROUTES_INCLUDE_PATTERN)
-                                .orElse(configuring.configure().getRoutesIncludePattern()),
-                        Path.of("").toAbsolutePath());
-                properties.addOverrideProperty(ROUTES_INCLUDE_PATTERN, routes);
-                configuring.configure().setRoutesIncludePattern(routes);
                 LogFormat.use(properties.resolveProperty(LogFormat.SETTING).orElse(null));
                 defaultManagementPort(properties, profile);
                 tls(properties);
@@ -259,5 +270,9 @@ public final class Paysync {
 
     private static boolean isBlank(String s) {
         return s == null || s.isBlank();
+    }
+
+    private static Path workDir() {
+        return Path.of("").toAbsolutePath();
     }
 }

@@ -62,6 +62,7 @@ import io.paysync.sync.ThirdPartyCall;
 import io.paysync.sync.ThirdPartySimulator;
 import io.paysync.trace.Tracing;
 import io.paysync.trace.WithoutTraceContext;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.Locale;
@@ -362,9 +363,11 @@ public class PaysyncConfiguration implements CamelConfiguration {
         // far, which is what those routes call.
         ProductRoutes.check(
                 context,
-                context.getPropertiesComponent()
-                        .resolveProperty("camel.main.routesIncludePattern")
-                        .orElse(ProductRoutes.PATTERN),
+                ProductRoutes.includePattern(
+                        context.getPropertiesComponent()
+                                .resolveProperty("camel.main.routesIncludePattern")
+                                .orElse(null),
+                        Path.of("").toAbsolutePath()),
                 registry.findByTypeWithName(Object.class).entrySet().stream()
                         .filter(bean -> boundBefore.get(bean.getKey()) != bean.getValue())
                         .map(Map.Entry::getKey)
