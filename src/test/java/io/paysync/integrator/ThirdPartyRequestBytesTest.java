@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 @CamelMainTest(
         configurationClasses = {ThirdPartyRequests.class, ThirdPartyRequestBytesTest.Server.class},
         properties = {
-            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml",
+            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml,classpath:paysync/routes/third-party-request.camel.yaml",
             "camel.server.enabled=false",
             "camel.management.enabled=false",
             "camel.metrics.enabled=false"
