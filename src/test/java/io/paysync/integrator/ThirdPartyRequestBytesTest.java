@@ -1,6 +1,9 @@
 package io.paysync.integrator;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.paysync.support.ThirdPartyRequests;
+import org.apache.camel.BeanInject;
 import org.apache.camel.CamelConfiguration;
 import org.apache.camel.CamelContext;
 import org.apache.camel.Produce;
@@ -48,6 +51,9 @@ class ThirdPartyRequestBytesTest {
     @Produce("direct:third-party-adjustment-lookup-request")
     ProducerTemplate adjustmentLookup;
 
+    @BeanInject
+    CamelContext camel;
+
     @BeforeEach
     void clear() {
         SERVER.clear();
@@ -56,6 +62,22 @@ class ThirdPartyRequestBytesTest {
     @AfterAll
     static void stop() throws Exception {
         SERVER.close();
+    }
+
+    /**
+     * Each request's steps, made from the one template, carry ids naming the request, as Hawtio, the metrics and the
+     * spans show them (the template writes them as {@code {{name}}-request-send}; {@code prefixId: ""} keeps Camel
+     * from putting a generated prefix before them).
+     */
+    @Test
+    void should_name_the_steps_of_each_request_after_it() {
+        for (String name : new String[] {"create", "lookup", "adjustment", "adjustment-lookup"}) {
+            for (String step : new String[] {"request-send", "request-authentication", "request-path"}) {
+                assertThat(camel.getRoute("third-party-" + name + "-request").filter(name + "-" + step))
+                        .as(name + "-" + step)
+                        .hasSize(1);
+            }
+        }
     }
 
     @Test

@@ -28,8 +28,8 @@ class SyncRouteSeamTest {
         edit(
                 "third-party.camel.yaml",
                 y -> y.replace(
-                        "routeId: third-party-create-request\n    parameters:\n      - name: name\n        value: create\n",
-                        "routeId: third-party-create-request\n    parameters:\n      - name: name\n        value: my-create\n"));
+                        "      - name: name\n        value: create\n",
+                        "      - name: name\n        value: my-create\n"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-create-request");
     }
 
@@ -38,8 +38,8 @@ class SyncRouteSeamTest {
         edit(
                 "third-party.camel.yaml",
                 y -> y.replace(
-                        "routeId: third-party-lookup-request\n    parameters:\n      - name: name\n        value: lookup\n",
-                        "routeId: third-party-lookup-request\n    parameters:\n      - name: name\n        value: my-lookup\n"));
+                        "      - name: name\n        value: lookup\n",
+                        "      - name: name\n        value: my-lookup\n"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-lookup-request");
     }
 
