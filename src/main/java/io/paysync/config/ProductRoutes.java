@@ -88,7 +88,9 @@ public final class ProductRoutes {
     /**
      * Throws {@link InvalidSettingsException} naming every integrator's file that defines a route of the product's id
      * or serving one of its HTTP paths, a route configuration of its error policy or one that would apply to its
-     * routes (no id), or a bean of a name in {@code productBeans}. Reads the files {@code includePattern} names.
+     * routes (no id), or a bean of a name in {@code productBeans}; and every request route made from the template
+     * {@value #REQUEST_TEMPLATE} whose routeId is not its name's, or whose body names a file that does not exist.
+     * Reads the files {@code includePattern} names.
      */
     public static void check(CamelContext context, String includePattern, Collection<String> productBeans) {
         Map<String, String> productPaths = new LinkedHashMap<>();
@@ -150,6 +152,7 @@ public final class ProductRoutes {
                             + ", which is Paysync's own (built into the jar); rename it");
                 }
                 if (templated != null) {
+                    misnamedRequest(where, templated).ifPresent(problems::add);
                     missingRequestBody(context, where, templated).ifPresent(problems::add);
                 }
                 JsonNode rest = entry.get("rest");
@@ -197,6 +200,30 @@ public final class ProductRoutes {
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);
         }
+    }
+
+    /**
+     * A request route made from the template {@value #REQUEST_TEMPLATE} whose routeId is not the one its name gives
+     * it: Paysync calls it at {@code direct:third-party-<name>-request} and traces it by the id
+     * {@code third-party-<name>-request}, so a mismatch would send one request by another's route, or leave it
+     * untraced.
+     */
+    private static Optional<String> misnamedRequest(String where, JsonNode templated) {
+        if (!REQUEST_TEMPLATE.equals(templated.path("routeTemplateRef").asText(""))) {
+            return Optional.empty();
+        }
+        String routeId = templated.path("routeId").asText("");
+        for (JsonNode parameter : templated.path("parameters")) {
+            if ("name".equals(parameter.path("name").asText(""))) {
+                String expected = "third-party-" + parameter.path("value").asText("") + "-request";
+                return expected.equals(routeId)
+                        ? Optional.empty()
+                        : Optional.of(where + ": templatedRoute " + (routeId.isEmpty() ? "(no routeId)" : routeId)
+                                + " has the name " + parameter.path("value").asText("") + ", whose routeId is "
+                                + expected);
+            }
+        }
+        return Optional.empty();
     }
 
     /**

@@ -411,8 +411,11 @@ public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
     @Test
     void should_refuse_to_start_with_an_adjustment_route_but_no_adjustment_lookup_route() throws Exception {
         copyRoutes(yaml -> yaml.replace(
-                "      - name: name\n        value: adjustment-lookup\n",
-                "      - name: name\n        value: my-adjustment-lookup\n"));
+                        "      - name: name\n        value: adjustment-lookup\n",
+                        "      - name: name\n        value: my-adjustment-lookup\n")
+                .replace(
+                        "routeId: third-party-adjustment-lookup-request",
+                        "routeId: third-party-my-adjustment-lookup-request"));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> worker(Map.of(
                                 "camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml"))
                         .close())

@@ -28,8 +28,9 @@ class SyncRouteSeamTest {
         edit(
                 "third-party.camel.yaml",
                 y -> y.replace(
-                        "      - name: name\n        value: create\n",
-                        "      - name: name\n        value: my-create\n"));
+                                "      - name: name\n        value: create\n",
+                                "      - name: name\n        value: my-create\n")
+                        .replace("routeId: third-party-create-request", "routeId: third-party-my-create-request"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-create-request");
     }
 
@@ -38,8 +39,9 @@ class SyncRouteSeamTest {
         edit(
                 "third-party.camel.yaml",
                 y -> y.replace(
-                        "      - name: name\n        value: lookup\n",
-                        "      - name: name\n        value: my-lookup\n"));
+                                "      - name: name\n        value: lookup\n",
+                                "      - name: name\n        value: my-lookup\n")
+                        .replace("routeId: third-party-lookup-request", "routeId: third-party-my-lookup-request"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-lookup-request");
     }
 
@@ -49,6 +51,13 @@ class SyncRouteSeamTest {
         assertRefused("third-party.camel.yaml: route third-party-adjustment-request takes its body from"
                 + " routes/third-party/adjustment-requst.jq, which does not exist (paysync.third-party.templates is"
                 + " routes/third-party)");
+    }
+
+    @Test
+    void should_refuse_to_start_when_a_request_route_id_is_not_its_name_s() throws Exception {
+        edit("third-party.camel.yaml", y -> y.replace("routeId: third-party-lookup-request", "routeId: my-lookup"));
+        assertRefused("third-party.camel.yaml: templatedRoute my-lookup has the name lookup, whose routeId is"
+                + " third-party-lookup-request");
     }
 
     @Test
