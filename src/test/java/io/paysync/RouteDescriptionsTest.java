@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Test;
  *       what takes more is an explanation, and belongs in the {@code note};
  *   <li>a description says more than the id and the EIP's name: one whose words are all the id's or the EIP's ("Bean",
  *       "Set variable", "Orders api answer" on {@code orders-api-answer}) is refused;
+ *   <li>a {@code routeTemplate} is named and described as a route is, its route described and each of its
+ *       parameters too; a {@code templatedRoute}, which the YAML DSL gives no description, has a {@code routeId};
  *   <li>no step is written in shorthand ({@code - to: "uri"}, {@code - log: "text"}): it cannot carry an id.
  * </ul>
  *
@@ -286,6 +288,33 @@ class RouteDescriptionsTest {
                         node(file, "routeConfiguration", value, found);
                         for (JsonNode clause : value.path("onException")) {
                             withSteps(where, "onException", clause.path("onException"), found);
+                        }
+                    }
+                    case "routeTemplate" -> {
+                        String where = file + " routeTemplate " + idOf(value);
+                        node(file, "routeTemplate", value, found);
+                        for (JsonNode parameter : value.path("parameters")) {
+                            if (parameter.path("description").asText("").isBlank()) {
+                                found.add(where + ": parameter "
+                                        + parameter.path("name").asText("(no name)") + ": no description");
+                            }
+                        }
+                        JsonNode route = value.path("route");
+                        if (route.path("description").asText("").isBlank()) {
+                            found.add(where + ": its route: no description");
+                        }
+                        JsonNode from = route.has("from") ? route.get("from") : value.get("from");
+                        if (from != null) {
+                            node(where, "from", from, found);
+                            steps(where, from.get("steps"), found);
+                        }
+                    }
+                    case "templatedRoute" -> {
+                        // No id or description of its own in the YAML DSL: its routeId names it, and the template
+                        // describes the route and its steps.
+                        if (value.path("routeId").asText("").isBlank()) {
+                            found.add(file + ": templatedRoute of "
+                                    + value.path("routeTemplateRef").asText("") + ": no routeId");
                         }
                     }
                     case "beans" -> {

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import org.apache.camel.CamelContext;
 import org.apache.camel.model.Model;
@@ -41,6 +42,13 @@ public final class ProductRoutes {
     public static final String PATTERN = LOCATION + "*.camel.yaml";
 
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    /** The route template the third party's request routes are made from (third-party-request.camel.yaml). */
+    public static final String REQUEST_TEMPLATE = "third-party-request";
+
+    private static final String FILE_BODY = "resource:file:";
+
+    private static final String TEMPLATES = "{{paysync.third-party.templates:routes/third-party}}";
 
     private static final Set<String> VERBS = Set.of("get", "post", "put", "patch", "delete", "head");
 
@@ -80,7 +88,9 @@ public final class ProductRoutes {
     /**
      * Throws {@link InvalidSettingsException} naming every integrator's file that defines a route of the product's id
      * or serving one of its HTTP paths, a route configuration of its error policy or one that would apply to its
-     * routes (no id), or a bean of a name in {@code productBeans}. Reads the files {@code includePattern} names.
+     * routes (no id), or a bean of a name in {@code productBeans}; and every request route made from the template
+     * {@value #REQUEST_TEMPLATE} whose routeId is not its name's, or whose body names a file that does not exist.
+     * Reads the files {@code includePattern} names.
      */
     public static void check(CamelContext context, String includePattern, Collection<String> productBeans) {
         Map<String, String> productPaths = new LinkedHashMap<>();
@@ -140,6 +150,10 @@ public final class ProductRoutes {
                             + templated.path("routeId").asText()
                             + ", which is Paysync's own (built into the jar); rename it");
                 }
+                if (templated != null) {
+                    misnamedRequest(where, templated).ifPresent(problems::add);
+                    missingRequestBody(context, where, templated).ifPresent(problems::add);
+                }
                 JsonNode rest = entry.get("rest");
                 if (rest != null) {
                     rest.fields().forEachRemaining(field -> {
@@ -185,6 +199,63 @@ public final class ProductRoutes {
         if (!problems.isEmpty()) {
             throw new InvalidSettingsException(problems);
         }
+    }
+
+    /**
+     * A request route made from the template {@value #REQUEST_TEMPLATE} whose routeId is not the one its name gives
+     * it: Paysync calls it at {@code direct:third-party-<name>-request} and traces it by the id
+     * {@code third-party-<name>-request}, so a mismatch would send one request by another's route, or leave it
+     * untraced.
+     */
+    private static Optional<String> misnamedRequest(String where, JsonNode templated) {
+        if (!REQUEST_TEMPLATE.equals(templated.path("routeTemplateRef").asText(""))) {
+            return Optional.empty();
+        }
+        String routeId = templated.path("routeId").asText("");
+        for (JsonNode parameter : templated.path("parameters")) {
+            if ("name".equals(parameter.path("name").asText(""))) {
+                String expected = "third-party-" + parameter.path("value").asText("") + "-request";
+                return expected.equals(routeId)
+                        ? Optional.empty()
+                        : Optional.of(where + ": templatedRoute " + (routeId.isEmpty() ? "(no routeId)" : routeId)
+                                + " has the name " + parameter.path("value").asText("") + ", whose routeId is "
+                                + expected);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * A request route made from the template {@value #REQUEST_TEMPLATE} whose body names a file
+     * ({@code resource:file:<path>}) that does not exist: Camel would refuse the start with a route-building error that
+     * names neither the file of the templated route nor the setting that locates the default bodies.
+     */
+    private static Optional<String> missingRequestBody(CamelContext context, String where, JsonNode templated) {
+        if (!REQUEST_TEMPLATE.equals(templated.path("routeTemplateRef").asText(""))) {
+            return Optional.empty();
+        }
+        for (JsonNode parameter : templated.path("parameters")) {
+            String value = parameter.path("value").asText("").strip();
+            if (!"body".equals(parameter.path("name").asText("")) || !value.startsWith(FILE_BODY)) {
+                continue;
+            }
+            String file;
+            String folder;
+            try {
+                file = context.resolvePropertyPlaceholders(value).substring(FILE_BODY.length());
+                folder = context.resolvePropertyPlaceholders(TEMPLATES);
+            } catch (IllegalArgumentException e) {
+                // A placeholder without a value: Camel's own message names it.
+                return Optional.empty();
+            }
+            if (!Files.isRegularFile(Path.of(file))) {
+                return Optional.of(where + ": route "
+                        + templated.path("routeId").asText("(no routeId)")
+                        + " takes its body from " + file + ", which does not exist (paysync.third-party.templates is "
+                        + folder + ")");
+            }
+        }
+        return Optional.empty();
     }
 
     /**

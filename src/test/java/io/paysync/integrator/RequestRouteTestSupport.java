@@ -8,11 +8,14 @@ import org.apache.camel.Produce;
 import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.AdviceWithRouteBuilder;
 import org.apache.camel.component.mock.MockEndpoint;
+import org.apache.camel.model.ToDefinition;
 
 /**
  * What a route test of the third party's request routes shares, whatever files and settings its
- * {@code @CamelMainTest} names: the two routes' doors, and their HTTP calls (the steps {@code create-request-send} and
- * {@code lookup-request-send}) replaced by one mock that keeps what it was sent. The test names the replacements among
+ * {@code @CamelMainTest} names: the routes' doors, and their HTTP calls (the step {@code <name>-request-send} of the
+ * template third-party-request: {@code create-request-send}, {@code lookup-request-send}) replaced by one mock that
+ * keeps what it was sent. The step is found as the route's one {@code to}: a route made from a template holds its step
+ * ids as the template writes them ({@code {{name}}-request-send}) until it is built, so advice cannot find it by id. The test names the replacements among
  * its advices: {@code @AdviceRouteMapping(route = "third-party-create-request", advice = Create.class)}, and
  * {@code Lookup.class} for {@code third-party-lookup-request}.
  */
@@ -22,7 +25,7 @@ abstract class RequestRouteTestSupport {
     static class Create extends AdviceWithRouteBuilder {
         @Override
         public void configure() {
-            weaveById("create-request-send").replace().to("mock:third-party");
+            weaveByType(ToDefinition.class).replace().to("mock:third-party");
         }
     }
 
@@ -30,7 +33,7 @@ abstract class RequestRouteTestSupport {
     static class Lookup extends AdviceWithRouteBuilder {
         @Override
         public void configure() {
-            weaveById("lookup-request-send").replace().to("mock:third-party");
+            weaveByType(ToDefinition.class).replace().to("mock:third-party");
         }
     }
 
@@ -38,7 +41,7 @@ abstract class RequestRouteTestSupport {
     static class AdjustmentCreate extends AdviceWithRouteBuilder {
         @Override
         public void configure() {
-            weaveById("adjustment-request-send").replace().to("mock:third-party");
+            weaveByType(ToDefinition.class).replace().to("mock:third-party");
         }
     }
 
@@ -46,7 +49,7 @@ abstract class RequestRouteTestSupport {
     static class AdjustmentLookup extends AdviceWithRouteBuilder {
         @Override
         public void configure() {
-            weaveById("adjustment-lookup-request-send").replace().to("mock:third-party");
+            weaveByType(ToDefinition.class).replace().to("mock:third-party");
         }
     }
 

@@ -17,14 +17,16 @@ import org.junit.jupiter.api.Test;
  *
  * <p>
  * {@code @CamelMainTest} starts Camel as Paysync's runtime does: it reads application.properties and loads the route
- * files named by camel.main.routesIncludePattern (here only the third party's, and the error policy they refer to).
+ * files named by camel.main.routesIncludePattern (here only the third party's, the template they are made from and the
+ * error policy they refer to).
  * Each route's last step, the HTTP call, is replaced by a mock endpoint that keeps what it was sent
  * ({@link RequestRouteTestSupport}).
  */
 @CamelMainTest(
         configurationClasses = ThirdPartyRequests.class,
         properties = {
-            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml",
+            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml,"
+                    + "classpath:paysync/routes/third-party-request.camel.yaml",
             "paysync.third-party.url=https://third-party.test",
             "camel.server.enabled=false",
             "camel.management.enabled=false",

@@ -410,8 +410,12 @@ public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
 
     @Test
     void should_refuse_to_start_with_an_adjustment_route_but_no_adjustment_lookup_route() throws Exception {
-        copyRoutes(yaml ->
-                yaml.replace("uri: direct:third-party-adjustment-lookup-request", "uri: direct:my-adjustment-lookup"));
+        copyRoutes(yaml -> yaml.replace(
+                        "      - name: name\n        value: adjustment-lookup\n",
+                        "      - name: name\n        value: my-adjustment-lookup\n")
+                .replace(
+                        "routeId: third-party-adjustment-lookup-request",
+                        "routeId: third-party-my-adjustment-lookup-request"));
         org.assertj.core.api.Assertions.assertThatThrownBy(() -> worker(Map.of(
                                 "camel.main.routesIncludePattern", "file:" + routes.toAbsolutePath() + "/*.camel.yaml"))
                         .close())
@@ -421,7 +425,10 @@ public abstract class AdjustmentSyncSuite extends SyncWorkersSuite {
     // ----- Helpers -----
 
     private void copyRoutesWithoutAdjustmentRequests() throws IOException {
-        copyRoutes(yaml -> yaml.substring(0, yaml.indexOf("- route:\n    id: third-party-adjustment-request")));
+        copyRoutes(yaml -> yaml.substring(
+                0,
+                yaml.indexOf("- templatedRoute:\n    routeTemplateRef: third-party-request\n"
+                        + "    routeId: third-party-adjustment-request\n")));
     }
 
     private void copyRoutes(java.util.function.UnaryOperator<String> thirdParty) throws IOException {

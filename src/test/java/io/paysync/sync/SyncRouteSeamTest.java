@@ -27,7 +27,10 @@ class SyncRouteSeamTest {
     void should_refuse_to_start_without_the_create_request_route() throws Exception {
         edit(
                 "third-party.camel.yaml",
-                y -> y.replace("uri: direct:third-party-create-request", "uri: direct:my-create"));
+                y -> y.replace(
+                                "      - name: name\n        value: create\n",
+                                "      - name: name\n        value: my-create\n")
+                        .replace("routeId: third-party-create-request", "routeId: third-party-my-create-request"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-create-request");
     }
 
@@ -35,8 +38,26 @@ class SyncRouteSeamTest {
     void should_refuse_to_start_without_the_lookup_request_route() throws Exception {
         edit(
                 "third-party.camel.yaml",
-                y -> y.replace("uri: direct:third-party-lookup-request", "uri: direct:my-lookup"));
+                y -> y.replace(
+                                "      - name: name\n        value: lookup\n",
+                                "      - name: name\n        value: my-lookup\n")
+                        .replace("routeId: third-party-lookup-request", "routeId: third-party-my-lookup-request"));
         assertRefused("routes/third-party.camel.yaml: no route from direct:third-party-lookup-request");
+    }
+
+    @Test
+    void should_refuse_to_start_when_a_request_body_names_a_file_that_does_not_exist() throws Exception {
+        edit("third-party.camel.yaml", y -> y.replace("}}/adjustment-request.jq\"", "}}/adjustment-requst.jq\""));
+        assertRefused("third-party.camel.yaml: route third-party-adjustment-request takes its body from"
+                + " routes/third-party/adjustment-requst.jq, which does not exist (paysync.third-party.templates is"
+                + " routes/third-party)");
+    }
+
+    @Test
+    void should_refuse_to_start_when_a_request_route_id_is_not_its_name_s() throws Exception {
+        edit("third-party.camel.yaml", y -> y.replace("routeId: third-party-lookup-request", "routeId: my-lookup"));
+        assertRefused("third-party.camel.yaml: templatedRoute my-lookup has the name lookup, whose routeId is"
+                + " third-party-lookup-request");
     }
 
     @Test

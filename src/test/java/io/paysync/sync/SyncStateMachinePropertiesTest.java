@@ -50,6 +50,7 @@ import org.apache.camel.ProducerTemplate;
 import org.apache.camel.builder.AdviceWith;
 import org.apache.camel.component.resilience4j.ResilienceProcessor;
 import org.apache.camel.model.SplitDefinition;
+import org.apache.camel.model.ToDefinition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
@@ -146,8 +147,8 @@ class SyncStateMachinePropertiesTest {
         });
         for (String request : new String[] {"create", "lookup"}) {
             AdviceWith.adviceWith(camel, "third-party-" + request + "-request", a -> {
-                a.weaveById(request + "-request-send").before().process(pausePoint(PausePoint.BEFORE_CALL));
-                a.weaveById(request + "-request-send").after().process(pausePoint(PausePoint.AFTER_CALL));
+                a.weaveByType(ToDefinition.class).before().process(pausePoint(PausePoint.BEFORE_CALL));
+                a.weaveByType(ToDefinition.class).after().process(pausePoint(PausePoint.AFTER_CALL));
             });
         }
         AdviceWith.adviceWith(camel, "payment-expiry", a -> a.replaceFromWith("direct:expire"));

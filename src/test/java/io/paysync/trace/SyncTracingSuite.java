@@ -212,15 +212,17 @@ public abstract class SyncTracingSuite {
     @Test
     void should_send_no_trace_context_where_the_request_route_drops_it(@TempDir Path folder) throws Exception {
         Path routes = Files.createDirectories(folder.resolve("routes"));
-        // An integrator's one-line edit of routes/third-party.camel.yaml: the create's HTTP step filters the headers.
+        // An integrator's edit of routes/third-party.camel.yaml: the create's HTTP call filters the headers.
         try (Stream<Path> files = Files.list(Path.of("routes"))) {
             for (Path f :
                     files.filter(p -> p.toString().endsWith(".camel.yaml")).toList()) {
                 String yaml = Files.readString(f);
                 if (f.getFileName().toString().equals("third-party.camel.yaml")) {
-                    yaml = yaml.replaceFirst(
-                            "throwExceptionOnFailure: \"false\"",
-                            "throwExceptionOnFailure: \"false\"\n              headerFilterStrategy: \"#withoutTraceContext\"");
+                    String create = "      - name: name\n        value: create\n";
+                    assertThat(yaml).contains(create);
+                    yaml = yaml.replace(
+                            create,
+                            create + "      - name: headerFilterStrategy\n        value: \"#withoutTraceContext\"\n");
                 }
                 Files.writeString(routes.resolve(f.getFileName()), yaml);
             }
