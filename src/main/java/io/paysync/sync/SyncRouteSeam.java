@@ -1,5 +1,6 @@
 package io.paysync.sync;
 
+import io.paysync.config.InvalidSettingsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +21,7 @@ public final class SyncRouteSeam {
     private SyncRouteSeam() {}
 
     /**
-     * Throws {@link IllegalStateException} naming every problem, one line each. The adjustments' request routes are
+     * Throws {@link InvalidSettingsException} naming every problem, one line each. The adjustments' request routes are
      * optional, together: without them adjustments are handed to an operator ({@code manual}).
      */
     public static void check(CamelContext context, ManualAdjustments manual) {
@@ -29,7 +30,7 @@ public final class SyncRouteSeam {
         List<String> missing = new ArrayList<>();
         Stream.of(SyncRoutes.CREATE_REQUEST, SyncRoutes.LOOKUP_REQUEST)
                 .filter(request -> !hasRouteFrom(routes, request))
-                .map(request -> "routes/third-party.camel.yaml: no route from " + request)
+                .map(request -> "routes/third-party.camel.yaml: no route from " + request + read(context))
                 .forEach(missing::add);
         boolean adjustments = hasRouteFrom(routes, SyncTarget.ADJUSTMENTS.createRequest());
         if (adjustments && !hasRouteFrom(routes, SyncTarget.ADJUSTMENTS.lookupRequest())) {
@@ -46,10 +47,21 @@ public final class SyncRouteSeam {
             }
         }
         if (!missing.isEmpty()) {
-            throw new IllegalStateException(
-                    "The sync routes lack what Paysync relies on: " + String.join("; ", missing));
+            throw new InvalidSettingsException(missing);
         }
         manual.sending(adjustments);
+    }
+
+    /**
+     * Which files were read, for a route that is missing: in a mounted routes folder the file may simply not be
+     * there, or the setting may name another folder.
+     */
+    private static String read(CamelContext context) {
+        return context.getPropertiesComponent()
+                .resolveProperty("camel.main.routesIncludePattern")
+                .map(pattern -> " (the integrator's route files read: camel.main.routesIncludePattern = "
+                        + pattern.strip() + ")")
+                .orElse("");
     }
 
     private static boolean hasRouteFrom(List<RouteDefinition> routes, String endpoint) {
