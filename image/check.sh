@@ -239,7 +239,7 @@ mountpoint=$(podman volume inspect --format '{{.Mountpoint}}' "$PREFIX-data")
 # c. unhealthy, with the reason in the health log: a JVM that no longer answers (stopped with SIGSTOP). Failures
 # count only after the HEALTHCHECK's start period.
 started=$(date -d "$(podman inspect --format '{{.State.StartedAt}}' "$MAIN" | sed 's/ +0000 UTC//')" +%s)
-period=$(podman image inspect --format '{{.Config.Healthcheck.StartPeriod}}' "$IMAGE" | awk '{print int($1/1e9)}')
+period=$(podman image inspect --format '{{json .Config.Healthcheck.StartPeriod}}' "$IMAGE" | awk '{print int($1/1e9)}')
 while [ "$(date +%s)" -le $((started + period + 1)) ]; do sleep 1; done
 pid=$(podman inspect --format '{{.State.Pid}}' "$MAIN")
 kill -STOP "$pid"
@@ -388,6 +388,7 @@ echo "image size:          ${FIGURE[size]}"
 echo "time to ready, CDS:  ${FIGURE[ready_cds]}"
 echo "time to ready, none: ${FIGURE[ready_none]} (JDK_JAVA_OPTIONS=)"
 echo "stop (SIGTERM):      ${FIGURE[stop]}"
+echo "machine:             $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end (timings vary with it)"
 echo "passed:              ${PASSED[*]}"
 echo "failed:              ${FAILED[*]:-none}"
 [ "$FAILS" -eq 0 ]
