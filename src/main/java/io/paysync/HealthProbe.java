@@ -64,6 +64,10 @@ public final class HealthProbe {
         if (management.isPresent()) {
             port = port(management.get());
             source = management.get().source();
+            if (port == 0) {
+                throw new IllegalArgumentException(
+                        "the management port is 0 (any free port, " + source + "), so no probe can know it");
+            }
         } else {
             EarlySettings.Found api = settings.find("camel.server.port", profile)
                     .orElse(new EarlySettings.Found("8080", "the default API port"));

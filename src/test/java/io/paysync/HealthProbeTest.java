@@ -88,6 +88,10 @@ class HealthProbeTest {
         env.remove("CAMEL_MANAGEMENT_PORT");
         env.put("CAMEL_SERVER_PORT", "0");
         assertThatThrownBy(this::target).hasMessageContaining("any free port");
+        env.put("CAMEL_MANAGEMENT_PORT", "0");
+        assertThatThrownBy(this::target)
+                .hasMessageContaining("any free port")
+                .hasMessageContaining("CAMEL_MANAGEMENT_PORT");
     }
 
     @Test
