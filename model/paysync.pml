@@ -195,7 +195,7 @@ byte faults = CALLFAULTS;
                                fi; \
                                C1_PAY(o) }
 #define CB_FAILURE(o) d_step { gw[o] == GW_FAILED && pay[o] == P_PENDING -> pay[o] = P_FAILED; C1_PAY(o) }
-/* The expiry's close of one due Pending order (PaymentExpiry.close, routes/gateway-close.camel.yaml): the close
+/* The expiry's close of one due Pending order (PaymentExpiry.close, src/main/resources/paysync/routes/gateway-close.camel.yaml): the close
  * request, then, as a separate step, the status question, then the guarded statement its answer leads to. The
  * close may not take (a payment in flight: the gateway answers, the payment stays open), and the question may get
  * no answer; both leave the order Pending. */

@@ -1,4 +1,4 @@
--- The watch's read of the shop's table (routes/shop-intake.camel.yaml, shop-watch): the rows of the orders listed in
+-- The watch's read of the shop's table (the built-in shop-intake flow, shop-watch): the rows of the orders listed in
 -- :#in:orderNumbers (orders Paysync holds as not concluded), with the intake's columns. A payment bit or a GUID there
 -- that Paysync did not write is a writer of the shop's still at work (docs/adopting.md, "The old writers").
 SELECT Id                   AS shop_key,

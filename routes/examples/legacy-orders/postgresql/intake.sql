@@ -1,4 +1,4 @@
--- The intake's read of the shop's table (routes/shop-intake.camel.yaml): the rows whose key is after :#after and up
+-- The intake's read of the shop's table (the built-in shop-intake flow): the rows whose key is after :#after and up
 -- to :#upTo, at most :#limit of them, in key order, with the columns Paysync reads (docs/adopting.md, "Intake SQL").
 -- shop_key must increase as rows are inserted (an identity or sequence column).
 -- payment is 'paid', 'failed' or 'pending'. The design note's plain bit: 1 paid, 0 not known (never a failure). Its

@@ -1,4 +1,4 @@
--- The intake's read of the shop's table (routes/shop-intake.camel.yaml): the rows whose key is after :#after and up
+-- The intake's read of the shop's table (the built-in shop-intake flow): the rows whose key is after :#after and up
 -- to :#upTo, at most :#limit of them, in key order, with the columns Paysync reads (docs/adopting.md, "Intake SQL").
 -- shop_key is the IDENTITY: given once at the insert and never changed. Never a rowversion: every update gives the row
 -- a new one, Paysync's write-back included, and the key it left is a gap that never fills (docs/adopting.md, "The

@@ -1,5 +1,6 @@
 package io.paysync;
 
+import io.paysync.config.ProductRoutes;
 import io.paysync.config.StartupFailure;
 import io.paysync.gateway.DevKeys;
 import io.paysync.observe.LogFormat;
@@ -8,13 +9,17 @@ import io.paysync.payment.CallbackSigner;
 import io.paysync.startup.CdsTraining;
 import io.paysync.trace.Tracing;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import org.apache.camel.CamelContext;
+import org.apache.camel.RoutesBuilder;
 import org.apache.camel.main.BaseMainSupport;
+import org.apache.camel.main.DefaultRoutesCollector;
 import org.apache.camel.main.Main;
 import org.apache.camel.main.MainListenerSupport;
 import org.apache.camel.spi.PropertiesComponent;
+import org.apache.camel.spi.Resource;
 
 /**
  * Starts the Paysync runtime on camel-main.
@@ -86,6 +91,23 @@ public final class Paysync {
                 main.addOverrideProperty(key, env.trim());
             }
         }
+        // Paysync's own flows come from the jar, whatever camel.main.routesIncludePattern names (from a file, -D or the
+        // environment): the collector, which is where camel-main reads the pattern, puts them first.
+        main.setRoutesCollector(new DefaultRoutesCollector() {
+            @Override
+            public Collection<RoutesBuilder> collectRoutesFromDirectory(
+                    CamelContext context, String excludePattern, String includePattern) {
+                return super.collectRoutesFromDirectory(
+                        context, excludePattern, ProductRoutes.includePattern(includePattern, workDir()));
+            }
+
+            @Override
+            public Collection<Resource> findRouteResourcesFromDirectory(
+                    CamelContext context, String excludePattern, String includePattern) {
+                return super.findRouteResourcesFromDirectory(
+                        context, excludePattern, ProductRoutes.includePattern(includePattern, workDir()));
+            }
+        });
         main.addMainListener(new MainListenerSupport() {
             @Override
             public void beforeConfigure(BaseMainSupport configuring) {
@@ -198,5 +220,9 @@ public final class Paysync {
 
     private static boolean isBlank(String s) {
         return s == null || s.isBlank();
+    }
+
+    private static Path workDir() {
+        return Path.of("").toAbsolutePath();
     }
 }

@@ -9,6 +9,7 @@ import io.paysync.admin.AdminApi;
 import io.paysync.admin.DeadLetterGroups;
 import io.paysync.admin.OperatorActions;
 import io.paysync.admin.OperatorConsole;
+import io.paysync.config.ProductRoutes;
 import io.paysync.config.SafeUrl;
 import io.paysync.config.Settings;
 import io.paysync.db.Database;
@@ -61,7 +62,9 @@ import io.paysync.sync.ThirdPartyCall;
 import io.paysync.sync.ThirdPartySimulator;
 import io.paysync.trace.Tracing;
 import io.paysync.trace.WithoutTraceContext;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -97,6 +100,8 @@ public class PaysyncConfiguration implements CamelConfiguration {
                 .orElse("dev");
         Settings settings = new Settings(context, profile);
         settings.checkRequired();
+        // What the registry holds before Paysync binds its beans: Camel's own, and those route files declare.
+        Map<String, Object> boundBefore = new HashMap<>(context.getRegistry().findByTypeWithName(Object.class));
         // Before anything is opened: an unreadable access policy refuses the start.
         JolokiaPlatformHttpPlugin jolokia =
                 JolokiaAccess.plugin(settings.get(JolokiaAccess.POLICY_LOCATION).orElse(null));
@@ -160,6 +165,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
             @Override
             public void onCamelContextStarting(CamelContext camel, boolean alreadyStarted) {
                 Doors.install(camel, apiGate, managementGate);
+                ProductRoutes.checkAdapters(camel, settings.adapterSwitches());
                 SyncRouteSeam.check(camel, manualAdjustments);
                 database.awaitOpen();
             }
@@ -353,6 +359,19 @@ public class PaysyncConfiguration implements CamelConfiguration {
         registry.bind(JolokiaPlatformHttpPlugin.NAME, jolokia);
 
         context.addStartupListener(new JsonErrorPages());
+        // Before Camel reads the route files: none may stand in for Paysync's own routes, nor rebind a bean bound so
+        // far, which is what those routes call.
+        ProductRoutes.check(
+                context,
+                ProductRoutes.includePattern(
+                        context.getPropertiesComponent()
+                                .resolveProperty("camel.main.routesIncludePattern")
+                                .orElse(null),
+                        Path.of("").toAbsolutePath()),
+                registry.findByTypeWithName(Object.class).entrySet().stream()
+                        .filter(bean -> boundBefore.get(bean.getKey()) != bean.getValue())
+                        .map(Map.Entry::getKey)
+                        .toList());
 
         // Business metrics beside Camel's at /observe/metrics; readiness checks of the database and the breaker.
         BusinessMetrics metrics =

@@ -136,7 +136,11 @@ class OpenApiTest {
     static Map<String, String> servedByRoutes() throws IOException {
         Map<String, String> served = new TreeMap<>();
         List<Path> files;
-        try (Stream<Path> s = Stream.concat(Files.list(ROUTES), Files.list(ROUTES.resolve("adapters")))) {
+        try (Stream<Path> s = Stream.of(
+                        Files.list(ROUTES),
+                        Files.list(ROUTES.resolve("adapters")),
+                        Files.list(Path.of("src/main/resources/paysync/routes")))
+                .flatMap(f -> f)) {
             files = s.filter(p -> p.getFileName().toString().endsWith(".camel.yaml"))
                     .sorted()
                     .toList();

@@ -64,7 +64,8 @@ class RouteDescriptionsTest {
     @Test
     void should_find_every_node_of_every_route_file_named_and_described_without_comments() throws IOException {
         List<Path> files;
-        try (Stream<Path> walk = Files.walk(Path.of("routes"))) {
+        try (Stream<Path> walk = Stream.concat(
+                Files.walk(Path.of("routes")), Files.walk(Path.of("src/main/resources/paysync/routes")))) {
             files = walk.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
         }
         assertThat(files).as("route files").hasSizeGreaterThan(10);
@@ -121,7 +122,7 @@ class RouteDescriptionsTest {
     /**
      * Route files as Kaoto 2.7.1 writes them back on save (its YAML serializer: the opening comment block kept, a bare
      * {@code #} of it written as a blank line; keys reordered to id, description, uri, parameters, steps and then
-     * alphabetical; long text rewrapped at 80 columns), made from {@code routes/error-handling.camel.yaml} and
+     * alphabetical; long text rewrapped at 80 columns), made from {@code src/main/resources/paysync/routes/error-handling.camel.yaml} and
      * {@code routes/adapters/stripe-adapter.camel.yaml}.
      */
     @Test

@@ -70,7 +70,8 @@ class RoutesSchemaTest {
     void should_find_every_route_file_valid() throws IOException {
         List<String> problems = new ArrayList<>();
         List<Path> files;
-        try (Stream<Path> walk = Files.walk(Path.of("routes"))) {
+        try (Stream<Path> walk = Stream.concat(
+                Files.walk(Path.of("routes")), Files.walk(Path.of("src/main/resources/paysync/routes")))) {
             files = walk.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
         }
         assertThat(files).as("route files").hasSizeGreaterThan(10);

@@ -67,6 +67,20 @@ public final class Settings {
         return properties.resolveProperty(key).map(String::trim).filter(v -> !v.isEmpty());
     }
 
+    /**
+     * The gateway adapters' switches ({@code paysync.adapters.*.enabled}) the settings name, each with its value as
+     * resolved (the environment and -D win over the files, as for every setting).
+     */
+    public Map<String, String> adapterSwitches() {
+        Map<String, String> switches = new java.util.TreeMap<>();
+        for (String key : properties
+                .loadProperties(k -> k.startsWith("paysync.adapters.") && k.endsWith(".enabled"))
+                .stringPropertyNames()) {
+            switches.put(key, properties.resolveProperty(key).orElse("false"));
+        }
+        return switches;
+    }
+
     public String require(String key) {
         return get(key).orElseThrow(() -> new InvalidSettingsException(List.of(missing(key))));
     }

@@ -1,5 +1,6 @@
 package io.paysync.config;
 
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -59,10 +60,13 @@ public final class StartupFailure {
             if (t instanceof NoSuchFileException missing
                     && missing.getFile() != null
                     && (missing.getFile().equals("routes") || missing.getFile().startsWith("routes/"))) {
-                return "Paysync cannot start: there is no " + missing.getFile() + "/ folder in " + workDir
-                        + ". Start it from its installation folder, the one that holds routes/ and "
-                        + "application.properties (cd there, then java -jar paysync.jar), or point "
-                        + "camel.main.routesIncludePattern at the routes.";
+                // Camel names the first pattern it could not read (routes/dev/ in dev); the folder missing is routes/.
+                String folder = Files.isDirectory(workDir.resolve("routes")) ? missing.getFile() : "routes";
+                return "Paysync cannot start: there is no " + folder + "/ folder in " + workDir
+                        + ", which must hold the integrator's route files (third-party.camel.yaml, adapters/)."
+                        + " Mount that folder there (in a container: at /app/routes), start Paysync from the folder"
+                        + " that holds routes/ and application.properties, or point camel.main.routesIncludePattern"
+                        + " at the files.";
             }
         }
         // Before the database's own errors: a migration's SQL error is a cause of Flyway's, and the database answered.

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The close request of {@code routes/gateway-close.camel.yaml}, the close route for the gateway status API
+ * The close request of {@code src/main/resources/paysync/routes/gateway-close.camel.yaml}, the close route for the gateway status API
  * reconciliation asks ({@link PaymentReconciliation}): {@code POST {status-url}/payments/close} with
  * {@code {"orderNumber": n}}, then the status question through {@code direct:gateway-status} ({@link GatewayStatus}),
  * whose answer the route ends with; no body when the gateway did not take the close: then the order stays Pending.

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The request and answer of the generic status route, {@code direct:gateway-status} in
- * {@code routes/gateway-close.camel.yaml}: {@code GET {status-url}/payments?orderNumber=<n>}. Reconciliation asks
+ * {@code src/main/resources/paysync/routes/gateway-close.camel.yaml}: {@code GET {status-url}/payments?orderNumber=<n>}. Reconciliation asks
  * through it unless an adapter's status route is set, and the generic close route asks through it after closing.
  *
  * <p>

@@ -48,9 +48,9 @@ public class PaymentExpiry {
     public static final String WINDOW_SECONDS = "paysync.payment.window-seconds";
     public static final String CLOSE_ROUTE = "paysync.payment.close-route";
     public static final String CLOSE_TIMEOUT_MS = "paysync.payment.close-timeout-ms";
-    /** Paysync's own close route for the gateway status API ({@code routes/gateway-close.camel.yaml}). */
+    /** Paysync's own close route for the gateway status API ({@code src/main/resources/paysync/routes/gateway-close.camel.yaml}). */
     public static final String GATEWAY_CLOSE = "direct:gateway-close";
-    /** Whether {@code routes/gateway-close.camel.yaml} is created: only when it is the close route. */
+    /** Whether {@code src/main/resources/paysync/routes/gateway-close.camel.yaml} is created: only when it is the close route. */
     public static final String GATEWAY_CLOSE_ENABLED = "paysync.payment.gateway-close.enabled";
 
     /** What closing one order came to. */

@@ -22,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Java side of {@code routes/payment-reconciliation.camel.yaml}: which orders to ask the gateway about, the
+ * The Java side of {@code src/main/resources/paysync/routes/payment-reconciliation.camel.yaml}: which orders to ask the gateway about, the
  * request, and what its answer means. A final answer ({@code succeeded} or {@code failed}) goes through
  * {@link PaymentRules}, so the checks (amount and currency, transaction binding) and the guarded transitions
  * are the callback's own. Anything else ({@code pending}, an order the gateway does not know, an error, no

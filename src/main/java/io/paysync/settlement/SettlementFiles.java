@@ -34,7 +34,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The steps of {@code routes/payment-settlement.camel.yaml}: which file this instance takes, each batch of rows
+ * The steps of {@code src/main/resources/paysync/routes/payment-settlement.camel.yaml}: which file this instance takes, each batch of rows
  * applied as callbacks with the same fields would be, and the file filed away with its report. Each job is a class of
  * its own: the file's claim and checkpoint ({@link SettlementClaims}), the rows ({@link SettlementRows},
  * {@link SettlementRow}), applying a batch ({@link SettlementBatches}), the folders ({@link SettlementArchive}).

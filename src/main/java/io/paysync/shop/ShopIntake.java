@@ -21,7 +21,7 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 
 /**
- * The intake of the shop's orders table (routes/shop-intake.camel.yaml): rounds that read the shop's rows by their
+ * The intake of the shop's orders table (src/main/resources/paysync/routes/shop-intake.camel.yaml): rounds that read the shop's rows by their
  * increasing key with the integrator's SQL and take each into Paysync ({@link ShopOrders}).
  *
  * <p>

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 
 /**
- * The watch on the shop's old writers during the cutover (routes/shop-intake.camel.yaml, {@code shop-watch}): every
+ * The watch on the shop's old writers during the cutover (src/main/resources/paysync/routes/shop-intake.camel.yaml, {@code shop-watch}): every
  * round it asks the shop's table about the orders Paysync holds as not concluded, and a payment bit or a third-party
  * GUID there that Paysync did not write is an anomaly an operator sees within the round: the old timer job or web
  * service is still at work. A payment the old web service recorded is, when the integrator says so

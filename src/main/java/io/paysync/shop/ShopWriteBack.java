@@ -25,7 +25,7 @@ import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.SqlParameterSource;
 
 /**
- * Delivers the outbox of conclusions to the shop's table (routes/shop-writeback.camel.yaml): each row written by
+ * Delivers the outbox of conclusions to the shop's table (src/main/resources/paysync/routes/shop-writeback.camel.yaml): each row written by
  * {@link TransitionLog} in its transition's transaction, delivered after it through the integrator's
  * {@code writeback-<conclusion>.sql}, retried with backoff while the shop's database is away, and deleted once the
  * statement ran. An order's conclusions go one at a time in the order they were reached; the integrator's statements

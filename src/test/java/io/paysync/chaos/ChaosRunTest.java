@@ -92,7 +92,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (each Final adjustment of a synced order Completed with its one record's id).
  * <p>
  * The expiry runs with a short payment window and closes each due payment at the gateway first (E1), through
- * {@code routes/gateway-close.camel.yaml} and a stand-in for the gateway's status API ({@link GatewayStatusStub}).
+ * {@code src/main/resources/paysync/routes/gateway-close.camel.yaml} and a stand-in for the gateway's status API ({@link GatewayStatusStub}).
  * Each order is created just before the gateway acts on it, so the window runs from then. A share of the orders is
  * paid by a customer at the last moment, just before, at or just after the expiry is due: the stand-in takes the
  * payment only while the order is not closed, and a success taken is delivered at once, late, or never (then only the

@@ -100,7 +100,7 @@ class StartupFailureIT {
         oneMessage(
                 output,
                 "there is no routes/ folder in " + install.toRealPath(),
-                "Start it from its installation folder");
+                "Mount that folder there (in a container: at /app/routes)");
     }
 
     @Test

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @CamelMainTest(
         properties = {
             "camel.main.routesIncludePattern=file:routes/adapters/alipay-status.camel.yaml,"
-                    + "file:routes/error-handling.camel.yaml",
+                    + "classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.adapters.alipay.requests.enabled=true",
             "paysync.adapters.alipay.app-id=" + AlipayStatusRouteTest.APP_ID,
             "paysync.adapters.alipay.timeout-ms=2000",

@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 @CamelMainTest(
         properties = {
             "camel.main.routesIncludePattern=file:routes/adapters/wechatpay-status.camel.yaml,"
-                    + "file:routes/adapters/wechatpay-close.camel.yaml,file:routes/error-handling.camel.yaml",
+                    + "file:routes/adapters/wechatpay-close.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.adapters.wechatpay.enabled=true",
             "paysync.adapters.wechatpay.mchid=" + WechatPayStandIn.MCHID,
             "paysync.adapters.wechatpay.merchant-serial=" + WechatPayStandIn.MERCHANT_SERIAL,

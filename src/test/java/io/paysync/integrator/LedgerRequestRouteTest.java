@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
         configurationClasses = ThirdPartyRequests.class,
         properties = {
             "camel.main.routesIncludePattern=file:routes/examples/ledger/third-party.camel.yaml,"
-                    + "file:routes/error-handling.camel.yaml",
+                    + "classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.third-party.templates=routes/examples/ledger/third-party",
             "paysync.third-party.url=https://ledger.test",
             "paysync.third-party.auth=api-key",

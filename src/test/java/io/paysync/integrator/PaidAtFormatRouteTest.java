@@ -20,7 +20,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 @CamelMainTest(
         configurationClasses = ThirdPartyRequests.class,
         properties = {
-            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,file:routes/error-handling.camel.yaml",
+            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.third-party.templates=src/test/resources/integrator/paid-at",
             "paysync.third-party.url=https://third-party.test",
             "camel.server.enabled=false",

@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 @CamelMainTest(
         configurationClasses = ThirdPartyRequests.class,
         properties = {
-            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,file:routes/error-handling.camel.yaml",
+            "camel.main.routesIncludePattern=file:routes/third-party.camel.yaml,classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.third-party.url=https://third-party.test",
             "camel.server.enabled=false",
             "camel.management.enabled=false",

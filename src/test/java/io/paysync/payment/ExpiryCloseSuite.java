@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Expiry with a close route ({@code routes/gateway-close.camel.yaml}): a due Pending order is closed at the gateway
+ * Expiry with a close route ({@code src/main/resources/paysync/routes/gateway-close.camel.yaml}): a due Pending order is closed at the gateway
  * first, and only a gateway that closed it (or never had it) lets it expire. The gateway is a real HTTP server that
  * closes payments and refuses a payment on a closed order. Orders are made old with a test clock; the expiry runs
  * every 100 ms on real time, so "nothing happens" is checked over several rounds the stand-in has seen.

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Gateway reconciliation ({@code routes/payment-reconciliation.camel.yaml}) against a real HTTP server standing in
+ * Gateway reconciliation ({@code src/main/resources/paysync/routes/payment-reconciliation.camel.yaml}) against a real HTTP server standing in
  * for the gateway's status API, one subclass per database. Orders are made old with a test clock; the timer runs
  * every 100 ms on real time, so "nothing happens" is checked over several rounds the stub has seen.
  */

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @CamelMainTest(
         properties = {
             "camel.main.routesIncludePattern=file:routes/adapters/stripe-adapter.camel.yaml,"
-                    + "file:routes/error-handling.camel.yaml",
+                    + "classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.adapters.stripe.enabled=true",
             "paysync.adapters.stripe.webhook-secret=" + StripeAdapterMappingRouteTest.SECRET,
             "camel.server.enabled=false",

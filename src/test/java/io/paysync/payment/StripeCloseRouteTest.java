@@ -43,7 +43,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @CamelMainTest(
         properties = {
             "camel.main.routesIncludePattern=file:routes/adapters/stripe-close.camel.yaml,"
-                    + "file:routes/error-handling.camel.yaml",
+                    + "classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.adapters.stripe.enabled=true",
             "paysync.adapters.stripe.api-key=" + StripeCloseRouteTest.API_KEY,
             "paysync.adapters.stripe.timeout-ms=1000",

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @CamelMainTest(
         properties = {
             "camel.main.routesIncludePattern=file:routes/adapters/stripe-close.camel.yaml,"
-                    + "file:routes/error-handling.camel.yaml",
+                    + "classpath:paysync/routes/error-handling.camel.yaml",
             "paysync.adapters.stripe.enabled=true",
             "camel.server.enabled=false",
             "camel.management.enabled=false",

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Settlement files ({@code routes/payment-settlement.camel.yaml}) dropped in a real folder and read by the file
+ * Settlement files ({@code src/main/resources/paysync/routes/payment-settlement.camel.yaml}) dropped in a real folder and read by the file
  * consumer, one subclass per database. Each file is put in place by a rename, as the documentation asks of an
  * uploader.
  */

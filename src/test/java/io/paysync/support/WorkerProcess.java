@@ -57,6 +57,11 @@ public final class WorkerProcess implements AutoCloseable {
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("-Dcamel.main.routesIncludePattern=file:" + Path.of("routes").toAbsolutePath() + "/*.camel.yaml");
         cmd.add("-Dcamel.main.routesReloadEnabled=false");
+        // The dev profile turns the WeChat Pay and Alipay adapters on against its simulators; these workers read no
+        // adapter file (a test that wants one names it and its switch in sysProps, which come later and win).
+        for (String adapter : new String[] {"alipay", "alipay.requests", "wechatpay"}) {
+            cmd.add("-Dpaysync.adapters." + adapter + ".enabled=false");
+        }
         cmd.add("-Dpaysync.third-party.templates="
                 + Path.of("routes", "third-party").toAbsolutePath());
         sysProps.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
