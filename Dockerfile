@@ -29,21 +29,27 @@ WORKDIR /app
 COPY --from=build /src/target/paysync.jar ./paysync.jar
 COPY --from=build /src/target/lib ./lib
 COPY --from=hawtio /src/hawtio/dist ./hawtio/dist
+# The integrator's routes; .dockerignore keeps the dev profile's simulators and the examples out.
 COPY routes ./routes
 COPY application.properties ./
 # Class data sharing archive (docs/startup.md): a training run of this JRE on these paths (prod profile, in-memory
 # H2, a free port); JDK_JAVA_OPTIONS makes java use it, so the entry point stays java -jar. A stale archive is
-# ignored with a warning.
-RUN java -XX:ArchiveClassesAtExit=/app/paysync.jsa -jar /app/paysync.jar train > /tmp/cds-training.log 2>&1 \
-    || (cat /tmp/cds-training.log; exit 1)
+# ignored with a warning. The training's output is kept in memory and shown only when it fails.
+RUN out=$(java -XX:ArchiveClassesAtExit=/app/paysync.jsa -jar /app/paysync.jar train 2>&1) \
+    || { echo "$out"; exit 1; }
 ENV JDK_JAVA_OPTIONS=-XX:SharedArchiveFile=/app/paysync.jsa
 RUN mkdir -p /app/data && chown -R paysync /app/data
+# The file database and whatever else is written lives outside the container's layer: a named volume or a mount keeps
+# it across containers, and is created owned by paysync (from the folder above).
+VOLUME /app/data
 USER paysync
 ENV CAMEL_MAIN_PROFILE=prod
 # The API (gateway callbacks, the shop's backend, operators' API) and, in prod, management on the next port (health,
 # metrics, Jolokia): publish 8080 to those who call the API, 8081 only to the operators' network and load balancers.
 EXPOSE 8080 8081
-# Liveness, not readiness: a container is restarted when it is broken, not while the third party is down.
+# Liveness, not readiness: a container is restarted when it is broken, not while the third party is down. The probe
+# works out the management port and scheme from the same settings as Paysync (CAMEL_MANAGEMENT_PORT, ...), so moving
+# a port or turning TLS on needs no other health check; a failure prints one line saying why.
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
-  CMD ["java", "-cp", "/app/paysync.jar", "io.paysync.HealthProbe", "http://127.0.0.1:8081/observe/health/live"]
+  CMD ["java", "-cp", "/app/paysync.jar", "io.paysync.HealthProbe"]
 ENTRYPOINT ["java", "-jar", "/app/paysync.jar"]

@@ -1,7 +1,6 @@
 package io.paysync;
 
 import io.paysync.config.ProductRoutes;
-import io.paysync.config.Settings;
 import io.paysync.config.StartupFailure;
 import io.paysync.gateway.DevKeys;
 import io.paysync.observe.LogFormat;
@@ -9,17 +8,10 @@ import io.paysync.observe.Observability;
 import io.paysync.payment.CallbackSigner;
 import io.paysync.startup.CdsTraining;
 import io.paysync.trace.Tracing;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 import org.apache.camel.CamelContext;
 import org.apache.camel.RoutesBuilder;
 import org.apache.camel.main.BaseMainSupport;
@@ -212,14 +204,7 @@ public final class Paysync {
      * ./application.properties, else {@code dev}.
      */
     static String activeProfile() {
-        String profile = System.getProperty("camel.main.profile");
-        if (isBlank(profile)) {
-            profile = System.getenv("CAMEL_MAIN_PROFILE");
-        }
-        if (isBlank(profile)) {
-            profile = fileProperty("application.properties", "camel.main.profile");
-        }
-        return isBlank(profile) ? DEFAULT_PROFILE : profile.trim();
+        return EarlySettings.ofThisProcess().activeProfile();
     }
 
     /**
@@ -227,45 +212,10 @@ public final class Paysync {
      * {@code -D}, then the profile's file and the general one (each next to the jar, then in it); null when unset.
      */
     static String earlySetting(String key, String profile) {
-        String value = System.getenv(Settings.envName(key));
-        if (isBlank(value)) {
-            value = System.getProperty(key);
-        }
-        if (isBlank(value)) {
-            value = fileProperty("application-" + profile + ".properties", key);
-        }
-        if (isBlank(value)) {
-            value = fileProperty("application.properties", key);
-        }
-        return isBlank(value) ? null : value;
-    }
-
-    /** {@code key} in the file {@code name} of the working directory, else in the one built into the jar. */
-    private static String fileProperty(String name, String key) {
-        Path file = Path.of(name);
-        if (Files.isRegularFile(file)) {
-            try (Reader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-                String value = load(in).getProperty(key);
-                if (!isBlank(value)) {
-                    return value;
-                }
-            } catch (IOException e) {
-                // Unreadable here, unreadable for Camel too, which then says so.
-            }
-        }
-        try (InputStream in = Paysync.class.getResourceAsStream("/" + name)) {
-            return in == null
-                    ? null
-                    : load(new InputStreamReader(in, StandardCharsets.UTF_8)).getProperty(key);
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private static Properties load(Reader reader) throws IOException {
-        Properties properties = new Properties();
-        properties.load(reader);
-        return properties;
+        return EarlySettings.ofThisProcess()
+                .find(key, profile)
+                .map(EarlySettings.Found::value)
+                .orElse(null);
     }
 
     private static boolean isBlank(String s) {

@@ -10,10 +10,14 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.PathMatcher;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -155,15 +159,13 @@ class DockerfileTest {
     }
 
     @Test
-    void should_check_health_with_the_probe_on_a_path_the_runtime_serves() throws Exception {
+    void should_check_health_with_the_probe_where_the_image_settings_put_management() throws Exception {
         List<String> healthchecks = runtime().instructions("HEALTHCHECK");
         assertThat(healthchecks).hasSize(1);
         String cmd = healthchecks.get(0).substring(healthchecks.get(0).indexOf("CMD ") + 4);
         List<String> probe = execForm(cmd);
-        assertThat(probe).hasSize(5);
-        assertThat(probe.subList(0, 4)).containsExactly("java", "-cp", "/app/paysync.jar", HealthProbe.class.getName());
-        URI url = URI.create(probe.get(4));
-        assertThat(url.getHost()).isEqualTo("127.0.0.1");
+        // No URL: the probe works it out from the settings, so moving the management port moves the check too.
+        assertThat(probe).containsExactly("java", "-cp", "/app/paysync.jar", HealthProbe.class.getName());
         Properties settings = new Properties();
         try (var in = Files.newBufferedReader(Path.of("application.properties"))) {
             settings.load(in);
@@ -173,8 +175,10 @@ class DockerfileTest {
         assertThat(settings.getProperty("camel.management.port"))
                 .as("not set in the image's settings")
                 .isNull();
-        assertThat(url.getPort()).isEqualTo(api + 1);
         assertThat(runtime().instructions("EXPOSE")).containsExactly(api + " " + (api + 1));
+        URI url = HealthProbe.target(new EarlySettings(imageEnv(), new Properties(), Path.of("")))
+                .url();
+        assertThat(url).hasToString("http://127.0.0.1:" + (api + 1) + "/observe/health/live");
 
         try (PaysyncInstance app = PaysyncInstance.start(TestDatabase.h2())) {
             String served = app.baseUrl() + url.getPath();
@@ -185,39 +189,153 @@ class DockerfileTest {
                             .statusCode())
                     .as(served)
                     .isEqualTo(200);
-            assertThat(runProbe(served)).as("probe on a healthy runtime").isZero();
-            assertThat(runProbe(app.baseUrl() + "/observe/no-such-check"))
-                    .as("probe on a 404")
-                    .isNotZero();
+            String port = String.valueOf(URI.create(app.baseUrl()).getPort());
+            assertThat(runProbe(Map.of("CAMEL_MANAGEMENT_PORT", port)).exit)
+                    .as("probe on a healthy runtime whose management port was moved")
+                    .isZero();
         }
-        assertThat(runProbe("http://127.0.0.1:" + PaysyncInstance.freePort() + url.getPath()))
-                .as("probe on a closed port")
-                .isNotZero();
+        int closed = PaysyncInstance.freePort();
+        Probe refused = runProbe(Map.of("CAMEL_MANAGEMENT_PORT", String.valueOf(closed)));
+        assertThat(refused.exit).as("probe on a closed port").isNotZero();
+        assertThat(refused.output)
+                .contains("HealthProbe: connection refused on port " + closed)
+                .contains("environment variable CAMEL_MANAGEMENT_PORT");
+    }
+
+    @Test
+    void should_keep_the_data_folder_in_a_volume_owned_by_the_runtime_user() throws Exception {
+        List<String[]> instructions = runtime().instructions();
+        int chown = -1;
+        int volume = -1;
+        for (int i = 0; i < instructions.size(); i++) {
+            String[] instruction = instructions.get(i);
+            if (instruction[0].equals("RUN") && instruction[1].matches(".*chown -R paysync /app/data.*")) {
+                chown = i;
+            }
+            if (instruction[0].equals("VOLUME") && instruction[1].strip().equals("/app/data")) {
+                volume = i;
+            }
+        }
+        assertThat(chown).as("the data folder made and given to paysync").isNotNegative();
+        // A volume's contents are frozen where it is declared: the ownership must come first.
+        assertThat(volume).as("VOLUME /app/data after the chown").isGreaterThan(chown);
+    }
+
+    @Test
+    void should_leave_no_training_log_in_the_image() throws Exception {
+        assertThat(runtime().instructions("RUN"))
+                .filteredOn(r -> r.contains(" train"))
+                .singleElement()
+                .satisfies(r -> assertThat(r).doesNotContainPattern("[^2]>\\s*/"));
+    }
+
+    @Test
+    void should_send_the_build_only_what_it_copies_and_no_dev_or_example_routes() throws Exception {
+        List<String> ignore = Files.readAllLines(Path.of(".dockerignore")).stream()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                .toList();
+        for (String left : List.of(
+                "routes/dev/third-party-simulator.camel.yaml",
+                "routes/examples/ledger/x.camel.yaml",
+                "target/paysync.jar",
+                "hawtio/node_modules/vite/package.json",
+                "hawtio/dist/index.html",
+                "console-test/node_modules/x.js",
+                ".git/HEAD",
+                "data/paysync.mv.db",
+                "bench/b1-h2.sh",
+                "docs/running.md")) {
+            assertThat(ignored(ignore, left))
+                    .as("left out of the build context: %s", left)
+                    .isTrue();
+        }
+        // Everything the stages copy from the context reaches them.
+        List<Path> copied = new ArrayList<>();
+        for (Stage stage : stages()) {
+            for (String[] copy : stage.copies()) {
+                if (copy[0] != null) {
+                    continue;
+                }
+                for (int i = 1; i < copy.length - 1; i++) {
+                    Path source = Path.of(copy[i]);
+                    try (var files = Files.walk(source)) {
+                        files.filter(Files::isRegularFile)
+                                .filter(f -> !f.toString().contains("node_modules"))
+                                .forEach(copied::add);
+                    }
+                }
+            }
+        }
+        assertThat(copied).isNotEmpty();
+        for (Path file : copied) {
+            String name = file.toString().replace('\\', '/');
+            boolean devOrExample = name.startsWith("routes/dev/") || name.startsWith("routes/examples/");
+            assertThat(ignored(ignore, name))
+                    .as("%s %s", name, devOrExample ? "is left out" : "reaches the build")
+                    .isEqualTo(devOrExample);
+        }
     }
 
     /**
-     * Runs the probe as the image does: a JVM whose class path is only our own classes (the image gives it just the
-     * jar, whose manifest class path is not read with -cp), so it must need nothing from lib/.
+     * The .dockerignore rule: the last pattern that matches the path or a folder above it decides; {@code !} keeps.
      */
-    private static int runProbe(String url) throws IOException, InterruptedException {
+    private static boolean ignored(List<String> patterns, String path) {
+        boolean ignored = false;
+        for (String line : patterns) {
+            boolean keep = line.startsWith("!");
+            String pattern = stripSlash(keep ? line.substring(1) : line);
+            PathMatcher matcher = FileSystems.getDefault().getPathMatcher("glob:" + pattern);
+            for (Path p = Path.of(path); p != null; p = p.getParent()) {
+                if (matcher.matches(p)) {
+                    ignored = !keep;
+                    break;
+                }
+            }
+        }
+        return ignored;
+    }
+
+    /** The environment the image sets (ENV in the runtime stage). */
+    private static Map<String, String> imageEnv() throws IOException {
+        Map<String, String> env = new HashMap<>();
+        for (String e : runtime().instructions("ENV")) {
+            String[] kv = e.split("[= ]", 2);
+            env.put(kv[0], kv[1].strip());
+        }
+        return env;
+    }
+
+    record Probe(int exit, String output) {}
+
+    /**
+     * Runs the probe as the image does: a JVM whose class path is only our own classes (the image gives it just the
+     * jar, whose manifest class path is not read with -cp), so it must need nothing from lib/; in a folder of its own
+     * with the image's environment and {@code extraEnv}.
+     */
+    private static Probe runProbe(Map<String, String> extraEnv) throws IOException, InterruptedException {
         Path classes = Path.of(HealthProbe.class
                 .getProtectionDomain()
                 .getCodeSource()
                 .getLocation()
                 .getPath());
-        Process p = new ProcessBuilder(
+        ProcessBuilder builder = new ProcessBuilder(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                         "-cp",
                         classes.toString(),
-                        HealthProbe.class.getName(),
-                        url)
+                        HealthProbe.class.getName())
                 .redirectErrorStream(true)
-                .start();
+                .directory(Files.createTempDirectory("probe").toFile());
+        builder.environment().keySet().removeIf(k -> k.startsWith("CAMEL_") || k.startsWith("PAYSYNC_"));
+        builder.environment().putAll(imageEnv());
+        builder.environment().remove("JDK_JAVA_OPTIONS");
+        builder.environment().putAll(extraEnv);
+        Process p = builder.start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("HealthProbe did not finish within 60 s");
         }
-        return p.exitValue();
+        return new Probe(p.exitValue(), new String(p.getInputStream().readAllBytes()));
     }
 
     // ----- Dockerfile parsing: instructions, with line continuations joined and comments dropped -----
