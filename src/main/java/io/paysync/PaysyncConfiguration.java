@@ -59,6 +59,7 @@ import io.paysync.sync.SyncSettings;
 import io.paysync.sync.SyncTarget;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
+import io.paysync.sync.ThirdPartyHeaders;
 import io.paysync.sync.ThirdPartySimulator;
 import io.paysync.trace.Tracing;
 import io.paysync.trace.WithoutTraceContext;
@@ -306,6 +307,7 @@ public class PaysyncConfiguration implements CamelConfiguration {
                     }
                 });
         registry.bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
+        registry.bind("thirdPartyHeaders", new ThirdPartyHeaders());
         // For a request route whose third party must not receive the trace context (docs/third-party.md).
         registry.bind(WithoutTraceContext.NAME, new WithoutTraceContext());
         PaymentExpiry expiry =

@@ -8,6 +8,7 @@ import io.paysync.sync.NoHiddenRetries;
 import io.paysync.sync.SendAttempt;
 import io.paysync.sync.ThirdPartyAuthentication;
 import io.paysync.sync.ThirdPartyCall;
+import io.paysync.sync.ThirdPartyHeaders;
 import java.math.BigDecimal;
 import java.time.Instant;
 import org.apache.camel.CamelConfiguration;
@@ -26,6 +27,7 @@ public class ThirdPartyRequests implements CamelConfiguration {
         Settings settings = new Settings(context, "test");
         context.getRegistry().bind("thirdPartyAuthentication", ThirdPartyAuthentication.from(settings));
         context.getRegistry().bind("noHiddenRetries", new NoHiddenRetries());
+        context.getRegistry().bind("thirdPartyHeaders", new ThirdPartyHeaders());
     }
 
     /**
