@@ -1,9 +1,9 @@
 package io.paysync.sync;
 
 import io.paysync.config.InvalidSettingsException;
+import io.paysync.config.RouteSetting;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.stream.Stream;
 import org.apache.camel.CamelContext;
@@ -65,24 +65,6 @@ public final class SyncRouteSeam {
     }
 
     private static boolean hasRouteFrom(List<RouteDefinition> routes, String endpoint) {
-        return routes.stream().anyMatch(r -> Objects.equals(endpointUri(r), endpoint));
-    }
-
-    /**
-     * The route's endpoint as it will be built: a route made from a template holds the template's text until then
-     * ({@code direct:third-party-{{name}}-request}), its parameters beside it.
-     */
-    static String endpointUri(RouteDefinition route) {
-        if (route.getInput() == null || route.getInput().getEndpointUri() == null) {
-            return null;
-        }
-        String uri = route.getInput().getEndpointUri();
-        Map<String, Object> parameters = route.getTemplateParameters();
-        if (parameters != null && uri.contains("{{")) {
-            for (Map.Entry<String, Object> parameter : parameters.entrySet()) {
-                uri = uri.replace("{{" + parameter.getKey() + "}}", String.valueOf(parameter.getValue()));
-            }
-        }
-        return uri;
+        return routes.stream().anyMatch(r -> Objects.equals(RouteSetting.endpointUri(r), endpoint));
     }
 }
