@@ -526,7 +526,9 @@ class ChaosRunTest {
      * after the order's expiry is due, while the expiry closes the payment there (a close follows the due time by a
      * few seconds under load: the next round of some worker, then two requests to the gateway). A payment taken has
      * its success callback delivered at once (60 %), 1-5 s later, after the expiry has asked the gateway (25 %), or
-     * never (only the close's status answer brings it).
+     * never (only the close's status answer brings it). A fifth of them pay once the close has reached the gateway,
+     * however late it came: how far past the due time a close lands depends on the load on the machine, and a payment
+     * after it is the case the gateway must refuse.
      */
     private void payLate(String order, long createdNanos, Random r) {
         lateOrders.add(order);
@@ -537,30 +539,46 @@ class ChaosRunTest {
         long waitMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(dueNanos - System.nanoTime()) + offsetMs);
         CompletableFuture<Void> done = new CompletableFuture<>();
         latePayments.add(done);
-        lateMoments.schedule(
-                () -> {
-                    boolean taken = statusApi.pay(order, "gw_" + order, AMOUNT, "EUR");
-                    history.add(new History.GatewayPayment(order, taken, offsetMs, System.nanoTime()));
-                    if (!taken || callbackDelayMs < 0) {
-                        done.complete(null);
-                        return;
-                    }
-                    CompletableFuture.runAsync(
-                                    () -> {
-                                        sleep(callbackDelayMs);
-                                        deliverQuietly(order, CallbackKind.SUCCESS, callback(success(order)));
-                                    },
-                                    lanes)
-                            .whenComplete((v, e) -> {
-                                if (e != null) {
-                                    done.completeExceptionally(e);
-                                } else {
-                                    done.complete(null);
-                                }
-                            });
-                },
-                waitMs,
-                TimeUnit.MILLISECONDS);
+        boolean afterClose = r.nextDouble() < 0.2;
+        Runnable pay = () -> {
+            long at = System.nanoTime();
+            boolean taken = statusApi.pay(order, "gw_" + order, AMOUNT, "EUR");
+            history.add(new History.GatewayPayment(
+                    order,
+                    taken,
+                    afterClose ? TimeUnit.NANOSECONDS.toMillis(at - dueNanos) : offsetMs,
+                    System.nanoTime()));
+            if (!taken || callbackDelayMs < 0) {
+                done.complete(null);
+                return;
+            }
+            CompletableFuture.runAsync(
+                            () -> {
+                                sleep(callbackDelayMs);
+                                deliverQuietly(order, CallbackKind.SUCCESS, callback(success(order)));
+                            },
+                            lanes)
+                    .whenComplete((v, e) -> {
+                        if (e != null) {
+                            done.completeExceptionally(e);
+                        } else {
+                            done.complete(null);
+                        }
+                    });
+        };
+        lateMoments.schedule(() -> whenClosed(order, dueNanos, afterClose, pay), waitMs, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Runs {@code pay} now, or (afterClose) once the gateway stand-in has had the order's close, looking again every
+     * 50 ms without holding a thread of the last moments', and at the latest 20 s past the due time.
+     */
+    private void whenClosed(String order, long dueNanos, boolean afterClose, Runnable pay) {
+        if (!afterClose || statusApi.isClosed(order) || System.nanoTime() - dueNanos > TimeUnit.SECONDS.toNanos(20)) {
+            pay.run();
+        } else {
+            lateMoments.schedule(() -> whenClosed(order, dueNanos, true, pay), 50, TimeUnit.MILLISECONDS);
+        }
     }
 
     private static byte[] success(String order) {
